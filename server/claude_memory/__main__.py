@@ -1,0 +1,3 @@
+from claude_memory.cli import main
+
+main()

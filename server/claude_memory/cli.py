@@ -1,0 +1,354 @@
+"""The ``claude-memory`` command line: a thin face over :class:`claude_memory.service.memory.Memory`.
+
+Exit codes: 0 success, 1 failure (said in one sentence on stderr), 2 usage error, 3 the store is in use
+by another process, 4 nothing matched.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+from claude_memory import __version__
+from claude_memory.config import claude_home as resolve_claude_home
+from claude_memory.config import default_data_dir
+from claude_memory.core.events import EVENT_TYPES
+from claude_memory.service.importer import ImportReport
+from claude_memory.service.memory import ForgetSelector, Memory
+from claude_memory.service.projects import normalise_project_arg
+from claude_memory.store.db import StoreBusyError, StoreError
+from claude_memory.store.keyword import KeywordFilters
+
+EXIT_FAILURE = 1
+EXIT_BUSY = 3
+EXIT_NOTHING = 4
+
+app = typer.Typer(
+    name="claude-memory",
+    help="Long-term memory for Claude Code: import transcripts, search them, forget what you choose.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class _State:
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+
+
+def _fail(message: str, code: int = EXIT_FAILURE) -> NoReturn:
+    typer.echo(f"Error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _print_json(data: Any) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+@contextmanager
+def _memory(ctx: typer.Context, *, read_only: bool = False) -> Iterator[Memory]:
+    state: _State = ctx.obj
+    try:
+        memory = Memory(state.data_dir, read_only=read_only)
+    except StoreBusyError as exc:
+        _fail(str(exc), EXIT_BUSY)
+    except StoreError as exc:
+        _fail(str(exc))
+    try:
+        if memory.settings_warning:
+            typer.echo(f"Warning: {memory.settings_warning}", err=True)
+        yield memory
+    except StoreError as exc:
+        _fail(str(exc))
+    finally:
+        memory.close()
+
+
+def _parse_time(value: str | None, option: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(f"'{value}' is not a date like 2026-01-31 or 2026-01-31T14:00", param_hint=option)
+    return parsed if parsed.tzinfo else parsed.astimezone()
+
+
+def _types(values: list[str] | None) -> tuple[str, ...]:
+    for value in values or []:
+        if value not in EVENT_TYPES:
+            raise typer.BadParameter(f"'{value}' is not one of {', '.join(EVENT_TYPES)}", param_hint="--type")
+    return tuple(values or ())
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"claude-memory {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_callback(
+    ctx: typer.Context,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option("--data-dir", envvar="CLAUDE_MEMORY_HOME", help="Where the memory store lives.",
+                     show_default="the platform's user data directory"),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
+) -> None:
+    ctx.obj = _State((data_dir or default_data_dir()).expanduser())
+
+
+# ---------------------------------------------------------------------- import
+
+
+def _report_text(report: ImportReport, console: Console) -> None:
+    data = report.to_json()
+    files, events, skipped = data["files"], data["events"], data["skipped_lines"]
+    console.print(
+        f"Read {files['read']} of {files['found']} transcript files ({files['unchanged']} unchanged) "
+        f"in {data['seconds']:.1f} s."
+    )
+    console.print(f"New events: {events['new']} ({events['duplicates']} already stored).")
+    for kind, count in events["new_by_type"].items():
+        console.print(f"  {kind:<16} {count}")
+    console.print(f"Skipped lines: {skipped['total']}")
+    for reason, count in skipped["by_reason"].items():
+        console.print(f"  {count:>6}  {reason}")
+    for issue in skipped["first"][:10]:
+        console.print(f"          {issue['path']}:{issue['line']}: {issue['reason']}")
+    for reason, count in files["skipped"].items():
+        console.print(f"Files not read: {count} ({reason})")
+    privacy = data["privacy"]
+    console.print(
+        f"Secrets masked: {privacy['secrets_masked']}; private sections removed: "
+        f"{privacy['private_sections_removed']}."
+    )
+    if privacy["unclosed_private_tags"]:
+        console.print("Warning: some text had an unclosed <private> tag; that text was stored as written.")
+    for note in data["notes"]:
+        console.print(note)
+
+
+@app.command("import")
+def import_cmd(
+    ctx: typer.Context,
+    claude_home: Annotated[
+        Path | None,
+        typer.Option("--claude-home", help="Claude Code's directory.", show_default="$CLAUDE_CONFIG_DIR or ~/.claude"),
+    ] = None,
+    project: Annotated[str | None, typer.Option("--project", help="Only this project (a path).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    settle_seconds: Annotated[
+        float,
+        typer.Option("--settle-seconds", min=0,
+                     help="A transcript untouched this long is treated as finished (open tool calls are stored)."),
+    ] = 60.0,
+) -> None:
+    """Import Claude Code history (all sessions, subagents included). Safe to run again at any time."""
+    home = resolve_claude_home(claude_home)
+    if not home.is_dir():
+        _fail(f"{home} does not exist; point --claude-home at Claude Code's directory.")
+    err = Console(stderr=True)
+    with _memory(ctx) as memory:
+        found = memory.discover(home, project)
+        if not found.files and project:
+            _fail(f"No Claude Code transcripts for project {project} under {home}.", EXIT_NOTHING)
+        importer = memory.importer(settle_seconds=settle_seconds)
+        show_bar = err.is_terminal and not as_json
+        if show_bar:
+            with Progress(
+                TextColumn("Importing"), BarColumn(), DownloadColumn(), TimeRemainingColumn(), console=err,
+                transient=True,
+            ) as bar:
+                task = bar.add_task("import", total=importer.pending_bytes(found.files))
+                report = importer.run(found.files, lambda n: bar.advance(task, n))
+        else:
+            report = importer.run(found.files)
+        report.files_skipped = dict(found.skipped)
+    if as_json:
+        _print_json(report.to_json())
+    else:
+        _report_text(report, Console())
+
+
+# ---------------------------------------------------------------------- queries
+
+
+def _filters(
+    project: str | None, session: str | None, types: list[str] | None, since: str | None, until: str | None
+) -> KeywordFilters:
+    return KeywordFilters(
+        project=normalise_project_arg(project) if project else None,
+        session_id=session,
+        types=_types(types),
+        since=_parse_time(since, "--since"),
+        until=_parse_time(until, "--until"),
+    )
+
+
+ProjectOpt = Annotated[str | None, typer.Option("--project", help="Only this project (a path).")]
+SessionOpt = Annotated[str | None, typer.Option("--session", help="Only this session id.")]
+TypeOpt = Annotated[list[str] | None, typer.Option("--type", help=f"Only these event types: {', '.join(EVENT_TYPES)}.")]
+SinceOpt = Annotated[str | None, typer.Option("--since", help="Only events at or after this date/time.")]
+UntilOpt = Annotated[str | None, typer.Option("--until", help="Only events before this date/time.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@app.command()
+def search(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="Words to look for.")],
+    project: ProjectOpt = None,
+    session: SessionOpt = None,
+    types: TypeOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=1000, help="How many results.")] = 10,
+    as_json: JsonOpt = False,
+) -> None:
+    """Keyword (BM25) search over everything remembered."""
+    filters = _filters(project, session, types, since, until)
+    with _memory(ctx) as memory:
+        hits, meta = memory.search(query, filters, limit)
+    if as_json:
+        _print_json({"results": [h.to_json() for h in hits], "meta": meta})
+        return
+    if not hits:
+        typer.echo("No memories match." if not meta.get("note") else meta["note"])
+        return
+    for rank, hit in enumerate(hits, start=1):
+        e = hit.event
+        when = e.ts.strftime("%Y-%m-%d %H:%M") if e.ts else "?"
+        typer.echo(f"#{rank} [{e.id}] {e.type} · {when} · session {e.session_id[:8]} · score {hit.score:.3f}")
+        typer.echo(f"   {hit.snippet}")
+        typer.echo(f"   {e.source_path}:{e.line_start}-{e.line_end}")
+
+
+@app.command()
+def history(
+    ctx: typer.Context,
+    project: ProjectOpt = None,
+    session: SessionOpt = None,
+    types: TypeOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=10_000)] = 20,
+    as_json: JsonOpt = False,
+) -> None:
+    """Recent events, newest first (or one session's events with --session)."""
+    filters = _filters(project, session, types, since, until)
+    with _memory(ctx) as memory:
+        events = memory.history(filters, limit)
+    if as_json:
+        _print_json({"events": [e.to_json() for e in events], "meta": {"count": len(events), "limit": limit}})
+        return
+    if not events:
+        typer.echo("No events.")
+    for e in events:
+        when = e.ts.strftime("%Y-%m-%d %H:%M:%S") if e.ts else "?"
+        label = f"{e.type}:{e.tool_name}" if e.tool_name else e.type
+        typer.echo(f"{when}  {label:<22} [{e.id}] {_one_line(e.text, 100)}")
+
+
+@app.command()
+def sessions(
+    ctx: typer.Context,
+    project: ProjectOpt = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=10_000)] = 20,
+    as_json: JsonOpt = False,
+) -> None:
+    """Sessions remembered, most recent first."""
+    with _memory(ctx) as memory:
+        rows = memory.sessions(normalise_project_arg(project) if project else None, limit)
+    if as_json:
+        _print_json({"sessions": rows, "meta": {"count": len(rows), "limit": limit}})
+        return
+    if not rows:
+        typer.echo("No sessions.")
+    for r in rows:
+        title = f" · {_one_line(r['title'], 60)}" if r["title"] else ""
+        typer.echo(
+            f"{r['session_id']}  {(r['last_ts'] or '?')[:16]}  {r['events']:>5} events  {r['project'] or '?'}{title}"
+        )
+
+
+@app.command()
+def stats(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """What the store holds."""
+    with _memory(ctx) as memory:
+        data = memory.stats()
+    if as_json:
+        _print_json(data)
+        return
+    typer.echo(f"Store: {data['data_dir']} ({data['store_bytes'] / 1e6:.1f} MB, schema {data['schema_version']})")
+    typer.echo(f"Events: {data['events']} in {data['sessions']} sessions across {data['projects']} projects")
+    for kind, count in data["events_by_type"].items():
+        typer.echo(f"  {kind:<16} {count}")
+    typer.echo(f"Span: {data['first_event'] or '-'} to {data['last_event'] or '-'}")
+    typer.echo(
+        f"Events with masked secrets: {data['events_with_masked_secrets']}; with private sections removed: "
+        f"{data['events_with_private_sections']}; forgotten: {data['forgotten_events']}"
+    )
+
+
+# ---------------------------------------------------------------------- forget
+
+
+@app.command()
+def forget(
+    ctx: typer.Context,
+    event_ids: Annotated[list[int] | None, typer.Argument(help="Event ids to forget.", show_default=False)] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Forget a whole session.")] = None,
+    project: Annotated[str | None, typer.Option("--project", help="Forget a whole project (a path).")] = None,
+    before: Annotated[str | None, typer.Option("--before", help="Forget everything before this date.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Remove memories for good: from the store and the search index. Criteria combine with AND."""
+    selector = ForgetSelector(
+        event_ids=tuple(event_ids or ()),
+        session_id=session,
+        project=normalise_project_arg(project) if project else None,
+        before=_parse_time(before, "--before"),
+    )
+    if selector.is_empty():
+        raise typer.BadParameter("say what to forget: event ids, --session, --project or --before")
+    with _memory(ctx) as memory:
+        count = memory.count_matching(selector)
+        if count == 0:
+            if as_json:
+                _print_json({"forgotten": 0})
+            _fail("Nothing matches; nothing was forgotten.", EXIT_NOTHING)
+        if not yes:
+            if not sys.stdin.isatty():
+                _fail(f"{count} events match; re-run with --yes to forget them (no terminal to ask on).")
+            typer.confirm(f"Forget {count} events for good?", abort=True)
+        forgotten = memory.forget(selector)
+    if as_json:
+        _print_json({"forgotten": forgotten})
+    else:
+        typer.echo(f"Forgot {forgotten} events.")
+
+
+def main(argv: list[str] | None = None) -> None:
+    command: Callable[..., Any] = typer.main.get_command(app)
+    command(args=argv, prog_name="claude-memory")

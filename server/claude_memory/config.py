@@ -1,0 +1,70 @@
+"""Where things live, and the user's settings (parsed once at the boundary)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from claude_memory.core.privacy import PrivacySettings
+
+APP_NAME = "claude-memory"
+SETTINGS_FILE = "settings.json"
+
+
+def default_data_dir() -> Path:
+    env = os.environ.get("CLAUDE_MEMORY_HOME")
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def claude_home(explicit: Path | None = None) -> Path:
+    """Claude Code's configuration directory: --claude-home, else $CLAUDE_CONFIG_DIR, else ~/.claude."""
+    if explicit is not None:
+        return explicit.expanduser()
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    if env:
+        # Claude Code treats it as one directory; tools like ccusage also accept a comma-separated list.
+        return Path(env.split(",")[0]).expanduser()
+    return Path.home() / ".claude"
+
+
+class PrivacyConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    private_formats: list[str] = Field(default_factory=lambda: ["xml"])
+    marker: str = "[PRIVATE]"
+    secret_marker: str = "[REDACTED]"
+    custom_patterns: list[str] = Field(default_factory=list)
+
+    def settings(self) -> PrivacySettings:
+        formats = tuple(f for f in self.private_formats if f in ("xml", "bracket", "comment")) or ("xml",)
+        return PrivacySettings(
+            private_formats=formats,
+            marker=self.marker,
+            secret_marker=self.secret_marker,
+            custom_patterns=tuple(self.custom_patterns),
+        )
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
+    max_tool_output_chars: int = Field(default=20_000, ge=1_000, le=1_000_000)
+    max_line_mb: int = Field(default=16, ge=1, le=1024)
+
+
+def load_settings(data_dir: Path) -> tuple[Settings, str | None]:
+    """Settings from ``<data_dir>/settings.json``. A bad file falls back to the defaults, and the
+    second value says why in one sentence (the caller shows it)."""
+    path = data_dir / SETTINGS_FILE
+    if not path.exists():
+        return Settings(), None
+    try:
+        return Settings.model_validate(json.loads(path.read_text(encoding="utf-8"))), None
+    except (OSError, ValueError, ValidationError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return Settings(), f"Ignoring {path} and using default settings: {first}"

@@ -1,0 +1,512 @@
+"""Turn Claude Code transcript lines into memory events.
+
+A pure, incremental state machine. Feed it lines in file order; it returns events as soon as each
+unit is complete:
+
+* a person's prompt (one ``user`` line) -> ``user_prompt`` (``subagent_prompt`` in a subagent file);
+* the text of one API message (several ``assistant`` lines sharing ``message.id``) -> ``agent_response``;
+* a ``tool_use`` block and its later ``tool_result`` (+ ``toolUseResult``) -> one ``tool_use`` event;
+* a ``compact_boundary`` system line -> ``compaction``; the ``isCompactSummary`` line -> ``compact_summary``.
+
+Units that are still open (an API message that may get more lines, a tool call waiting for its result)
+are held back. :meth:`TranscriptParser.safe_offset` tells the caller where to resume so that nothing
+held back is lost if the process dies: it is the start of the earliest open unit. Re-reading from there
+re-creates identical events with identical dedupe keys.
+
+Unknown line types are skipped and counted; malformed lines are reported with their line number and a
+reason that never contains the line's content.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from claude_memory.core import events as ev
+from claude_memory.core.events import ParsedEvent, SourceRef
+from claude_memory.core.injected import is_synthetic, strip_injected
+from claude_memory.core.lines import RawLine
+from claude_memory.core.toolfiles import files_touched
+
+# Line types Claude Code writes that carry no conversation content for memory.
+IGNORED_TYPES: Final = frozenset(
+    {
+        "progress", "file-history-snapshot", "queue-operation", "attachment", "last-prompt",
+        "custom-title", "ai-title", "tag", "content-replacement", "mode", "cost-state", "tools-used",
+        "atis-latch", "api-request", "api-request-shape", "api-request-blob", "pr-link", "agent-name",
+    }
+)
+_TITLE_TYPES: Final = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
+_MAX_INPUT_STRING: Final = 4000
+_RESULT_META_KEYS: Final = (
+    "interrupted", "isImage", "returnCodeInterpretation", "status", "agentId", "type", "numFiles",
+    "numLines", "durationMs", "truncated", "code", "codeText", "url", "bytes", "filePath", "mode",
+)
+
+
+@dataclass(slots=True)
+class LineIssue:
+    """A line that could not be used. ``reason`` never contains the line's content."""
+
+    path: str
+    line_no: int
+    byte_offset: int
+    reason: str
+
+
+@dataclass(slots=True)
+class _Span:
+    line_start: int
+    line_end: int
+    byte_start: int
+    byte_end: int
+
+    def extend(self, raw: RawLine) -> None:
+        self.line_end = raw.line_no
+        self.byte_end = raw.end
+
+
+@dataclass(slots=True)
+class _OpenMessage:
+    message_id: str
+    first_uuid: str | None
+    span: _Span
+    text_parts: list[str]
+    timestamp: str | None
+    envelope: dict[str, Any]
+    model: str | None
+    thinking_blocks: int = 0
+
+
+@dataclass(slots=True)
+class _OpenTool:
+    tool_use_id: str
+    name: str
+    input: Any
+    span: _Span
+    uuid: str | None
+    timestamp: str | None
+    envelope: dict[str, Any]
+    message_id: str | None
+
+
+@dataclass
+class ParseStats:
+    lines: int = 0
+    used_lines: int = 0
+    ignored_by_type: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)  # non-speech text, by reason
+    unknown_types: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass(frozen=True, slots=True)
+class ParserSettings:
+    max_tool_output_chars: int = 20_000
+
+
+class TranscriptParser:
+    def __init__(
+        self,
+        path: str,
+        *,
+        session_hint: str,
+        agent_id: str | None = None,
+        settings: ParserSettings | None = None,
+    ) -> None:
+        self.path = path
+        self.session_hint = session_hint
+        self.agent_id = agent_id
+        self.settings = settings or ParserSettings()
+        self.stats = ParseStats()
+        self.issues: list[LineIssue] = []
+        self.titles: dict[str, str] = {}  # session id -> latest title seen
+        self.session_facts: dict[str, dict[str, str]] = {}  # session id -> cwd/version/branch of last line
+        self._message: _OpenMessage | None = None
+        self._tools: dict[str, _OpenTool] = {}
+        self._next_offset = 0
+        self._next_line = 1
+
+    # ------------------------------------------------------------------ public API
+
+    def feed(self, raw: RawLine) -> list[ParsedEvent]:
+        """Consume one line; return the events it completed."""
+        self.stats.lines += 1
+        self._next_offset = raw.end
+        self._next_line = raw.line_no + 1
+        if raw.data is None:
+            return self._issue(raw, "line too long; skipped")
+        if not raw.data.strip():
+            return []
+        try:
+            obj = json.loads(raw.data)
+        except UnicodeDecodeError:
+            return self._issue(raw, "line is not valid UTF-8")
+        except ValueError:
+            return self._issue(raw, "malformed JSON")
+        if not isinstance(obj, dict):
+            return self._issue(raw, "line is not a JSON object")
+        kind = obj.get("type")
+        try:
+            return self._dispatch(kind, obj, raw)
+        except (TypeError, AttributeError, KeyError, ValueError):
+            # A line whose fields have unexpected shapes: skip it rather than guess.
+            return self._issue(raw, f"unexpected structure in a {str(kind)[:40]!r} line")
+
+    def finish(self) -> list[ParsedEvent]:
+        """The input is complete: emit every open unit (tool calls without a result included)."""
+        out = self._close_message()
+        for tool in list(self._tools.values()):
+            out.append(self._tool_event(tool, None, None))
+        self._tools.clear()
+        return out
+
+    def safe_offset(self) -> tuple[int, int]:
+        """(byte offset, line number) from which a fresh parser loses nothing that is held back."""
+        starts = [(t.span.byte_start, t.span.line_start) for t in self._tools.values()]
+        if self._message is not None:
+            starts.append((self._message.span.byte_start, self._message.span.line_start))
+        return min(starts) if starts else (self._next_offset, self._next_line)
+
+    def has_open_units(self) -> bool:
+        return self._message is not None or bool(self._tools)
+
+    def start_at(self, offset: int, line_no: int) -> None:
+        self._next_offset = offset
+        self._next_line = line_no
+
+    # ------------------------------------------------------------------ dispatch
+
+    def _dispatch(self, kind: Any, obj: dict[str, Any], raw: RawLine) -> list[ParsedEvent]:
+        if kind == "user":
+            self.stats.used_lines += 1
+            return self._user(obj, raw)
+        if kind == "assistant":
+            self.stats.used_lines += 1
+            return self._assistant(obj, raw)
+        if kind == "system":
+            if obj.get("subtype") == "compact_boundary":
+                self.stats.used_lines += 1
+                return self._close_message() + [self._compaction(obj, raw)]
+            self.stats.ignored_by_type[f"system/{obj.get('subtype')}"] += 1
+            return []
+        if kind in _TITLE_TYPES:
+            title = obj.get(_TITLE_TYPES[kind])
+            if isinstance(title, str) and title.strip():
+                self.titles[str(obj.get("sessionId") or self.session_hint)] = title.strip()[:500]
+            self.stats.ignored_by_type[str(kind)] += 1
+            return []
+        if kind in IGNORED_TYPES:
+            self.stats.ignored_by_type[str(kind)] += 1
+            return []
+        self.stats.unknown_types[str(kind)[:60]] += 1
+        return []
+
+    def _issue(self, raw: RawLine, reason: str) -> list[ParsedEvent]:
+        self.issues.append(LineIssue(self.path, raw.line_no, raw.offset, reason))
+        return []
+
+    # ------------------------------------------------------------------ helpers
+
+    def _session(self, obj: dict[str, Any]) -> str:
+        sid = obj.get("sessionId")
+        return sid if isinstance(sid, str) and sid else self.session_hint
+
+    def _remember_facts(self, obj: dict[str, Any]) -> None:
+        facts = self.session_facts.setdefault(self._session(obj), {})
+        for key in ("cwd", "version", "gitBranch"):
+            value = obj.get(key)
+            if isinstance(value, str) and value:
+                facts[key] = value
+
+    def _event(
+        self, obj: dict[str, Any], kind: str, key: str, text: str, span: _Span, uuid: str | None
+    ) -> ParsedEvent:
+        branch = obj.get("gitBranch")
+        return ParsedEvent(
+            dedupe_key=key,
+            type=kind,
+            session_id=self._session(obj),
+            timestamp=obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None,
+            text=text,
+            source=SourceRef(self.path, span.line_start, span.line_end, span.byte_start, span.byte_end, uuid),
+            cwd=obj.get("cwd") if isinstance(obj.get("cwd"), str) else None,
+            git_branch=branch if isinstance(branch, str) and branch else None,
+            agent_id=self.agent_id or (obj.get("agentId") if isinstance(obj.get("agentId"), str) else None),
+            is_sidechain=bool(obj.get("isSidechain")),
+        )
+
+    @staticmethod
+    def _span(raw: RawLine) -> _Span:
+        return _Span(raw.line_no, raw.line_no, raw.offset, raw.end)
+
+    def _line_key(self, obj: dict[str, Any], prefix: str, text: str) -> tuple[str, str | None]:
+        uuid = obj.get("uuid")
+        if isinstance(uuid, str) and uuid:
+            return f"uuid:{uuid}", uuid
+        return f"{prefix}:{self._session(obj)}:{ev.content_hash(text)}", None
+
+    # ------------------------------------------------------------------ user lines
+
+    def _user(self, obj: dict[str, Any], raw: RawLine) -> list[ParsedEvent]:
+        self._remember_facts(obj)
+        out = self._close_message()
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            raise TypeError("message is not an object")
+        content = message.get("content")
+        if obj.get("isCompactSummary"):
+            text = strip_injected(_plain_text(content))
+            if text:
+                key, uuid = self._line_key(obj, "summary", text)
+                event = self._event(obj, ev.COMPACT_SUMMARY, key, text, self._span(raw), uuid)
+                out.append(event)
+            return out
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    out.append(self._tool_result(obj, block, raw))
+            if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+                return out
+        if obj.get("isMeta"):
+            self.stats.dropped["meta line"] += 1
+            return out
+        raw_text = _plain_text(content)
+        if is_synthetic(raw_text):
+            self.stats.dropped["machine-written prompt"] += 1
+            return out
+        text = strip_injected(raw_text)
+        if not text:
+            self.stats.dropped["only injected context"] += 1
+            return out
+        kind = ev.SUBAGENT_PROMPT if (obj.get("isSidechain") or self.agent_id) else ev.USER_PROMPT
+        key, uuid = self._line_key(obj, "prompt", text)
+        event = self._event(obj, kind, key, text, self._span(raw), uuid)
+        images = _count_blocks(content, "image")
+        if images:
+            event.metadata["images"] = images
+        for meta_key in ("promptId", "permissionMode", "version"):
+            value = obj.get(meta_key)
+            if isinstance(value, str):
+                event.metadata[meta_key] = value
+        out.append(event)
+        return out
+
+    def _tool_result(self, obj: dict[str, Any], block: dict[str, Any], raw: RawLine) -> ParsedEvent:
+        tool_use_id = str(block.get("tool_use_id") or "")
+        tool = self._tools.pop(tool_use_id, None)
+        if tool is None:
+            # A result whose call we never saw (file read from the middle, or a truncated history).
+            tool = _OpenTool(tool_use_id, "", None, self._span(raw), None, obj.get("timestamp"), obj, None)
+        else:
+            tool.span.extend(raw)
+        return self._tool_event(tool, block, obj)
+
+    def _tool_event(
+        self, tool: _OpenTool, result: dict[str, Any] | None, result_line: dict[str, Any] | None
+    ) -> ParsedEvent:
+        # Claude Code appends system reminders to some results (e.g. after every Read): not tool output.
+        output = strip_injected(_plain_text(result.get("content")), cut_unclosed=False) if result else ""
+        limit = self.settings.max_tool_output_chars
+        metadata: dict[str, Any] = {"input": _clip_strings(tool.input)}
+        if result is None:
+            metadata["result"] = "missing"
+        elif result.get("is_error"):
+            metadata["is_error"] = True
+        if len(output) > limit:
+            metadata["output_chars"] = len(output)
+            metadata["output_truncated"] = True
+            output = output[:limit]
+        structured = result_line.get("toolUseResult") if result_line else None
+        result_meta = _result_meta(structured)
+        if result_meta:
+            metadata["result_meta"] = result_meta
+        summary = _describe_call(tool.name, tool.input)
+        text = f"{tool.name or 'tool'}: {summary}" if summary else (tool.name or "tool")
+        if output.strip():
+            text = f"{text}\n{output.strip()}"
+        event = self._event(
+            tool.envelope, ev.TOOL_USE, f"tool:{self._session(tool.envelope)}:{tool.tool_use_id}", text,
+            tool.span, tool.uuid,
+        )
+        event.tool_name = tool.name or None
+        event.tool_use_id = tool.tool_use_id or None
+        event.message_id = tool.message_id
+        event.files = files_touched(tool.name, tool.input, structured, event.cwd)
+        event.metadata = metadata
+        return event
+
+    # ------------------------------------------------------------------ assistant lines
+
+    def _assistant(self, obj: dict[str, Any], raw: RawLine) -> list[ParsedEvent]:
+        self._remember_facts(obj)
+        message = obj.get("message")
+        if not isinstance(message, dict):
+            raise TypeError("message is not an object")
+        uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
+        message_id = message.get("id") or uuid or f"line{raw.line_no}"
+        out: list[ParsedEvent] = []
+        current = self._message
+        if current is not None and current.message_id != message_id:
+            out = self._close_message()
+            current = None
+        if current is None:
+            current = _OpenMessage(
+                str(message_id), None, self._span(raw), [], obj.get("timestamp"), obj,
+                message.get("model") if isinstance(message.get("model"), str) else None,
+            )
+            self._message = current
+        else:
+            current.span.extend(raw)
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else (content or [])
+        for block in blocks:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                if current.first_uuid is None:
+                    current.first_uuid = uuid
+                current.text_parts.append(block["text"])
+            elif kind in ("thinking", "redacted_thinking"):
+                current.thinking_blocks += 1
+            elif kind == "tool_use":
+                tool_id = str(block.get("id") or f"line{raw.line_no}")
+                self._tools[tool_id] = _OpenTool(
+                    tool_id, str(block.get("name") or ""), block.get("input"), self._span(raw), uuid,
+                    obj.get("timestamp"), obj, str(message_id),
+                )
+        return out
+
+    def _close_message(self) -> list[ParsedEvent]:
+        message = self._message
+        self._message = None
+        if message is None:
+            return []
+        text = strip_injected("\n\n".join(p for p in message.text_parts if p.strip()))
+        if not text:
+            return []
+        if message.model == "<synthetic>":
+            self.stats.dropped["synthetic assistant message"] += 1
+            return []
+        session = self._session(message.envelope)
+        key = f"msg:{session}:{message.message_id}:{message.first_uuid or ''}"
+        event = self._event(message.envelope, ev.AGENT_RESPONSE, key, text, message.span, message.first_uuid)
+        event.message_id = message.message_id
+        if message.model:
+            event.metadata["model"] = message.model
+        if message.thinking_blocks:
+            event.metadata["thinking_blocks"] = message.thinking_blocks
+        return [event]
+
+    # ------------------------------------------------------------------ compaction
+
+    def _compaction(self, obj: dict[str, Any], raw: RawLine) -> ParsedEvent:
+        meta = obj.get("compactMetadata") if isinstance(obj.get("compactMetadata"), dict) else {}
+        trigger = meta.get("trigger") or "unknown"
+        pre = meta.get("preTokens")
+        text = f"Conversation compacted ({trigger} trigger"
+        text += f", {pre} tokens before)" if isinstance(pre, int) else ")"
+        key, uuid = self._line_key(obj, "compact", text + str(raw.offset))
+        event = self._event(obj, ev.COMPACTION, key, text, self._span(raw), uuid)
+        event.metadata = {
+            k: v for k, v in {"trigger": trigger, "pre_tokens": pre, "post_tokens": meta.get("postTokens"),
+                              "logical_parent_uuid": obj.get("logicalParentUuid")}.items() if v is not None
+        }
+        return event
+
+
+# ---------------------------------------------------------------------- pure helpers
+
+
+def _plain_text(content: Any) -> str:
+    """Text of a message or tool_result content: a string, or the text blocks of a list."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict):
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif block.get("type") == "image":
+                parts.append("[image]")
+    return "\n".join(parts)
+
+
+def _count_blocks(content: Any, kind: str) -> int:
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for b in content if isinstance(b, dict) and b.get("type") == kind)
+
+
+def _clip_strings(value: Any, limit: int = _MAX_INPUT_STRING) -> Any:
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[:limit] + "…"
+    if isinstance(value, dict):
+        return {str(k): _clip_strings(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clip_strings(v, limit) for v in value[:200]]
+    return value
+
+
+def _result_meta(structured: Any) -> dict[str, Any]:
+    """Small scalar facts from ``toolUseResult`` (its large strings duplicate the tool_result)."""
+    if not isinstance(structured, dict):
+        return {}
+    meta: dict[str, Any] = {}
+    for key in _RESULT_META_KEYS:
+        value = structured.get(key)
+        if isinstance(value, bool | int | float) or (isinstance(value, str) and len(value) <= 300):
+            meta[key] = value
+    file_info = structured.get("file")
+    if isinstance(file_info, dict):
+        for key in ("filePath", "numLines", "startLine", "totalLines"):
+            if isinstance(file_info.get(key), str | int):
+                meta[f"file.{key}"] = file_info[key]
+    names = structured.get("filenames")
+    if isinstance(names, list):
+        meta["filenames"] = [n for n in names[:50] if isinstance(n, str)]
+    return meta
+
+
+_DESCRIBE_KEYS: Final = {
+    "Bash": ("command", "description"),
+    "Read": ("file_path",),
+    "Write": ("file_path", "content"),
+    "Edit": ("file_path", "old_string", "new_string"),
+    "MultiEdit": ("file_path",),
+    "NotebookEdit": ("notebook_path", "new_source"),
+    "Grep": ("pattern", "path", "glob"),
+    "Glob": ("pattern", "path"),
+    "WebFetch": ("url", "prompt"),
+    "WebSearch": ("query",),
+    "Task": ("description", "prompt"),
+    "Agent": ("description", "prompt"),
+}
+
+
+def _describe_call(name: str, tool_input: Any) -> str:
+    """A readable one-paragraph rendering of a tool call's input, for search and display."""
+    if not isinstance(tool_input, dict):
+        return ""
+    keys = _DESCRIBE_KEYS.get(name)
+    if keys:
+        parts = [str(tool_input[k]) for k in keys if isinstance(tool_input.get(k), str | int) and tool_input[k]]
+        if name == "MultiEdit":
+            for edit in tool_input.get("edits") or []:
+                if isinstance(edit, dict):
+                    parts.extend(str(edit.get(k, "")) for k in ("old_string", "new_string"))
+        text = "\n".join(parts)
+    elif name == "TodoWrite":
+        todos = tool_input.get("todos") or []
+        text = "\n".join(
+            f"[{t.get('status', '')}] {t.get('content', '')}" for t in todos if isinstance(t, dict)
+        )
+    else:
+        text = json.dumps(tool_input, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= _MAX_INPUT_STRING else text[:_MAX_INPUT_STRING] + "…"

@@ -1,0 +1,279 @@
+"""Import Claude Code transcripts into the event store: idempotent, resumable, privacy-filtered.
+
+Per file, a checkpoint records (device, inode, hash of the first bytes, size, byte offset, line). A run
+reads only bytes after the checkpoint; a file that shrank or was replaced is read again from the start
+(dedupe keys make that safe). Events and the checkpoints that cover them are committed in the same
+transaction, and a checkpoint never moves past a unit the parser still holds open, so a process killed
+at any moment resumes to exactly the store a single clean run produces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from claude_memory.core.events import ParsedEvent
+from claude_memory.core.lines import iter_lines
+from claude_memory.core.privacy import PrivacyFilter, PrivacyReport
+from claude_memory.core.transcript import LineIssue, ParserSettings, TranscriptParser
+from claude_memory.service.discovery import TranscriptFile
+from claude_memory.service.projects import ProjectResolver
+from claude_memory.store.writer import Checkpoint, EventWriter, SessionInfo, SubagentInfo
+
+HEAD_BYTES = 1024
+MAX_REPORTED_ISSUES = 200
+
+ProgressFn = Callable[[int], None]  # called with the number of bytes just processed
+
+
+@dataclass
+class ImportReport:
+    files_found: int = 0
+    files_read: int = 0
+    files_unchanged: int = 0
+    files_restarted: int = 0
+    files_unreadable: int = 0
+    files_skipped: dict[str, int] = field(default_factory=dict)
+    lines_read: int = 0
+    events_parsed: int = 0
+    events_new: int = 0
+    new_by_type: Counter[str] = field(default_factory=Counter)
+    lines_skipped: Counter[str] = field(default_factory=Counter)  # reason -> count
+    issues: list[LineIssue] = field(default_factory=list)  # first MAX_REPORTED_ISSUES, with line numbers
+    text_dropped: Counter[str] = field(default_factory=Counter)
+    unknown_line_types: Counter[str] = field(default_factory=Counter)
+    privacy: PrivacyReport = field(default_factory=PrivacyReport)
+    notes: list[str] = field(default_factory=list)  # one plain sentence each
+    seconds: float = 0.0
+
+    @property
+    def duplicates(self) -> int:
+        return self.events_parsed - self.events_new
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "files": {
+                "found": self.files_found, "read": self.files_read, "unchanged": self.files_unchanged,
+                "restarted": self.files_restarted, "unreadable": self.files_unreadable,
+                "skipped": dict(self.files_skipped),
+            },
+            "lines_read": self.lines_read,
+            "events": {
+                "parsed": self.events_parsed, "new": self.events_new, "duplicates": self.duplicates,
+                "new_by_type": dict(sorted(self.new_by_type.items())),
+            },
+            "skipped_lines": {
+                "total": sum(self.lines_skipped.values()),
+                "by_reason": dict(self.lines_skipped),
+                "first": [
+                    {"path": i.path, "line": i.line_no, "byte_offset": i.byte_offset, "reason": i.reason}
+                    for i in self.issues
+                ],
+            },
+            "dropped_text": dict(self.text_dropped),
+            "unknown_line_types": dict(self.unknown_line_types),
+            "privacy": {
+                "secrets_masked": self.privacy.secrets_masked,
+                "private_sections_removed": self.privacy.private_sections,
+                "unclosed_private_tags": self.privacy.unclosed_private_tags,
+            },
+            "notes": self.notes,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    batch_events: int = 5_000
+    settle_seconds: float = 60.0  # a file untouched this long is finished: open units are flushed
+    max_line_bytes: int = 16 << 20
+    parser: ParserSettings = ParserSettings()
+
+
+def _head_hash(path: Path, length: int) -> str:
+    with path.open("rb") as fh:
+        return hashlib.sha256(fh.read(length)).hexdigest()
+
+
+class Importer:
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        privacy: PrivacyFilter,
+        options: ImportOptions | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.con = con
+        self.writer = EventWriter(con)
+        self.privacy = privacy
+        self.options = options or ImportOptions()
+        self.clock = clock
+        self.projects = ProjectResolver()
+        self._events: list[ParsedEvent] = []
+        self._checkpoints: dict[str, Checkpoint] = {}
+        self._sessions: dict[str, SessionInfo] = {}
+        self._subagents: list[SubagentInfo] = []
+
+    # ------------------------------------------------------------------ planning
+
+    def _checkpoint(self, path: str) -> Checkpoint | None:
+        row = self.con.execute(
+            "SELECT path, device, inode, head_hash, size, byte_offset, line_no FROM ingest_checkpoints "
+            "WHERE path = ?",
+            [path],
+        ).fetchone()
+        return Checkpoint(*row) if row else None
+
+    def pending_bytes(self, files: list[TranscriptFile]) -> int:
+        """Bytes a run would read (for a progress bar)."""
+        total = 0
+        for f in files:
+            try:
+                size = f.path.stat().st_size
+            except OSError:
+                continue
+            cp = self._checkpoint(str(f.path))
+            total += size - cp.byte_offset if cp and cp.byte_offset <= size else size
+        return total
+
+    # ------------------------------------------------------------------ running
+
+    def run(self, files: list[TranscriptFile], progress: ProgressFn | None = None) -> ImportReport:
+        report = ImportReport(files_found=len(files))
+        started = time.perf_counter()
+        for f in files:
+            self._import_file(f, report, progress)
+        self._flush(report)
+        self.writer.merge_keyword_index()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _import_file(self, f: TranscriptFile, report: ImportReport, progress: ProgressFn | None) -> None:
+        path = str(f.path)
+        try:
+            st = f.path.stat()
+        except OSError as exc:
+            report.files_unreadable += 1
+            report.notes.append(f"Could not read {path}: {exc.strerror or exc}.")
+            return
+        cp = self._checkpoint(path)
+        start_offset, start_line = 0, 1
+        if cp is not None:
+            same_file = (cp.device, cp.inode) == (st.st_dev, st.st_ino) and st.st_size >= cp.byte_offset
+            if same_file and cp.size and _head_hash(f.path, min(cp.size, HEAD_BYTES)) != cp.head_hash:
+                same_file = False
+            if not same_file:
+                report.files_restarted += 1
+                report.notes.append(f"{path} was truncated or replaced since the last import; read it again.")
+            elif st.st_size == cp.byte_offset:
+                report.files_unchanged += 1
+                return
+            else:
+                start_offset, start_line = cp.byte_offset, cp.line_no
+        report.files_read += 1
+        settled = self.clock() - st.st_mtime >= self.options.settle_seconds
+        parser = TranscriptParser(
+            path, session_hint=f.session_id, agent_id=f.agent_id, settings=self.options.parser
+        )
+        parser.start_at(start_offset, start_line)
+        if f.agent_id:
+            self._subagents.append(
+                SubagentInfo(f.session_id, f.agent_id, f.agent_type, self._clean(f.description), path)
+            )
+        try:
+            with f.path.open("rb") as fh:
+                for raw in iter_lines(
+                    fh, start_offset=start_offset, start_line=start_line,
+                    max_line_bytes=self.options.max_line_bytes,
+                ):
+                    if not raw.terminated and not settled:
+                        break  # a line still being written: read it next time
+                    self._take(parser.feed(raw), report)
+                    if progress:
+                        progress(raw.end - raw.offset)
+                    if len(self._events) >= self.options.batch_events:
+                        self._stage_file(f, st, parser)
+                        self._flush(report)
+        except OSError as exc:
+            report.files_unreadable += 1
+            report.notes.append(f"Stopped reading {path}: {exc.strerror or exc}.")
+        if settled:
+            self._take(parser.finish(), report)
+        self._stage_file(f, st, parser)
+        report.lines_read += parser.stats.lines
+        for issue in parser.issues:
+            report.lines_skipped[issue.reason] += 1
+            if len(report.issues) < MAX_REPORTED_ISSUES:
+                report.issues.append(issue)
+        report.text_dropped.update(parser.stats.dropped)
+        report.unknown_line_types.update(parser.stats.unknown_types)
+        for reason, count in parser.stats.unknown_types.items():
+            report.lines_skipped[f"unknown line type {reason!r}"] += count
+
+    def _clean(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        cleaned, _ = self.privacy.filter(text)
+        return cleaned
+
+    def _take(self, events: list[ParsedEvent], report: ImportReport) -> None:
+        """Privacy-filter new events (before anything can be written) and buffer them."""
+        for event in events:
+            privacy = PrivacyReport()
+            event.text = self.privacy.filter_value(event.text, privacy)  # type: ignore[assignment]
+            event.metadata = self.privacy.filter_value(event.metadata, privacy)  # type: ignore[assignment]
+            event.files = self.privacy.filter_value(event.files, privacy)  # type: ignore[assignment]
+            if privacy.private_sections or privacy.secrets_masked or privacy.unclosed_private_tags:
+                event.metadata["privacy"] = privacy.as_metadata()
+            report.privacy.merge(privacy)
+            if event.cwd:
+                event.project = self.projects(event.cwd)
+            self._events.append(event)
+        report.events_parsed += len(events)
+
+    def _stage_file(self, f: TranscriptFile, st: os.stat_result, parser: TranscriptParser) -> None:
+        """Record the file's checkpoint and session facts for the next flush."""
+        offset, line_no = parser.safe_offset()
+        path = str(f.path)
+        self._checkpoints[path] = Checkpoint(
+            path, st.st_dev, st.st_ino, _head_hash(f.path, min(st.st_size, HEAD_BYTES)), st.st_size,
+            offset, line_no,
+        )
+        for session_id, facts in parser.session_facts.items():
+            cwd = facts.get("cwd")
+            info = SessionInfo(
+                session_id, self.projects(cwd) if cwd else None, cwd, path,
+                title=self._clean(parser.titles.get(session_id)),
+                git_branch=facts.get("gitBranch"), cc_version=facts.get("version"),
+            )
+            if f.agent_id is not None:
+                info.transcript = None  # a subagent file is not the session's transcript
+            self._sessions[session_id] = info
+
+    def _flush(self, report: ImportReport) -> None:
+        if not (self._events or self._checkpoints):
+            return
+        for event in self._events:
+            if event.project is None and event.session_id in self._sessions:
+                event.project = self._sessions[event.session_id].project
+        new_by_type = self.writer.append(
+            self._events,
+            checkpoints=self._checkpoints.values(),
+            sessions=self._sessions.values(),
+            subagents=self._subagents,
+        )
+        report.events_new += sum(new_by_type.values())
+        report.new_by_type.update(new_by_type)
+        self._events = []
+        self._checkpoints = {}
+        self._sessions = {}
+        self._subagents = []

@@ -1,0 +1,133 @@
+"""The memory service's API: one object per data directory, used by every face (CLI today).
+
+It owns the DuckDB connection (the only one: DuckDB lets one process write, and while it does no other
+process can even read) and routes all writes through one :class:`EventWriter`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from claude_memory.config import Settings, load_settings
+from claude_memory.core.privacy import PrivacyFilter
+from claude_memory.core.transcript import ParserSettings
+from claude_memory.service.discovery import Discovery, discover
+from claude_memory.service.importer import ImportOptions, Importer, ImportReport, ProgressFn
+from claude_memory.service.projects import normalise_project_arg
+from claude_memory.service.search import SearchHit, keyword_search
+from claude_memory.store import db, queries
+from claude_memory.store.keyword import KeywordFilters
+from claude_memory.store.queries import StoredEvent
+from claude_memory.store.writer import EventWriter
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetSelector:
+    event_ids: tuple[int, ...] = ()
+    session_id: str | None = None
+    project: str | None = None
+    before: datetime | None = None
+
+    def is_empty(self) -> bool:
+        return not (self.event_ids or self.session_id or self.project or self.before)
+
+    def sql(self) -> tuple[str, list[object]]:
+        """A SELECT of the ids of every event matching all given criteria."""
+        clauses: list[str] = []
+        params: list[object] = []
+        if self.event_ids:
+            clauses.append("id IN (SELECT unnest(?))")
+            params.append(list(self.event_ids))
+        if self.session_id:
+            clauses.append("session_id = ?")
+            params.append(self.session_id)
+        if self.project:
+            clauses.append("project = ?")
+            params.append(self.project)
+        if self.before:
+            clauses.append("ts < ?")
+            params.append(self.before)
+        if not clauses:
+            raise ValueError("A forget selector needs at least one criterion.")
+        return f"SELECT id FROM events WHERE {' AND '.join(clauses)}", params
+
+
+class Memory:
+    def __init__(self, data_dir: Path, *, read_only: bool = False) -> None:
+        self.data_dir = data_dir
+        self.settings, self.settings_warning = load_settings(data_dir)
+        self.con = db.connect(data_dir, read_only=read_only)
+        self.writer = EventWriter(self.con)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ import
+
+    def importer(self, settings: Settings | None = None, *, settle_seconds: float = 60.0) -> Importer:
+        s = settings or self.settings
+        options = ImportOptions(
+            settle_seconds=settle_seconds,
+            max_line_bytes=s.max_line_mb << 20,
+            parser=ParserSettings(max_tool_output_chars=s.max_tool_output_chars),
+        )
+        return Importer(self.con, PrivacyFilter(s.privacy.settings()), options)
+
+    @staticmethod
+    def discover(claude_home: Path, project: str | None) -> Discovery:
+        return discover(claude_home, normalise_project_arg(project) if project else None)
+
+    def import_history(
+        self,
+        claude_home: Path,
+        project: str | None = None,
+        progress: ProgressFn | None = None,
+        *,
+        settle_seconds: float = 60.0,
+    ) -> ImportReport:
+        found = self.discover(claude_home, project)
+        report = self.importer(settle_seconds=settle_seconds).run(found.files, progress)
+        report.files_skipped = dict(found.skipped)
+        return report
+
+    # ------------------------------------------------------------------ queries
+
+    def search(self, query: str, filters: KeywordFilters, limit: int) -> tuple[list[SearchHit], dict[str, Any]]:
+        return keyword_search(self.con, query, filters, limit)
+
+    def history(self, filters: KeywordFilters, limit: int) -> list[StoredEvent]:
+        return queries.history(self.con, filters, limit)
+
+    def sessions(self, project: str | None, limit: int) -> list[dict[str, Any]]:
+        return queries.sessions(self.con, project, limit)
+
+    def stats(self) -> dict[str, Any]:
+        data = queries.stats(self.con)
+        data["schema_version"] = db.schema_version(self.con)
+        data["data_dir"] = str(self.data_dir)
+        db_file = self.data_dir / db.DB_FILE
+        data["store_bytes"] = db_file.stat().st_size if db_file.exists() else 0
+        return data
+
+    # ------------------------------------------------------------------ forget
+
+    def count_matching(self, selector: ForgetSelector) -> int:
+        sql, params = selector.sql()
+        row = self.con.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()
+        return int(row[0]) if row else 0
+
+    def forget(self, selector: ForgetSelector) -> int:
+        sql, params = selector.sql()
+        return self.writer.forget(sql, params)

@@ -1,0 +1,109 @@
+"""Open the DuckDB event store: one read-write connection, migrations, the offline FTS extension."""
+
+from __future__ import annotations
+
+import importlib.util
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from claude_memory.store.migrations import MIGRATIONS
+
+DB_FILE = "memory.duckdb"
+
+
+class StoreError(Exception):
+    """A store problem described in one plain sentence."""
+
+
+class StoreBusyError(StoreError):
+    """Another process holds the database."""
+
+
+def fts_extension_path() -> Path:
+    """The FTS extension binary shipped in the duckdb-extension-fts wheel (no network needed)."""
+    spec = importlib.util.find_spec("duckdb_extension_fts")
+    if spec is None or spec.origin is None:
+        raise StoreError("The duckdb-extension-fts package is not installed; reinstall claude-memory-layer.")
+    path = Path(spec.origin).parent / "extensions" / f"v{duckdb.__version__}" / "fts.duckdb_extension"
+    if not path.exists():
+        raise StoreError(
+            f"No full-text-search extension for DuckDB {duckdb.__version__} was found; "
+            "install duckdb-extension-fts of the same version."
+        )
+    return path
+
+
+def connect(data_dir: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open (creating and migrating if needed) the store in ``data_dir``."""
+    db_path = data_dir / DB_FILE
+    if read_only and not db_path.exists():
+        raise StoreError(f"There is no memory store in {data_dir} yet; run 'claude-memory import' first.")
+    if not read_only:
+        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        con = duckdb.connect(str(db_path), read_only=read_only)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise StoreBusyError(
+                f"The memory store in {data_dir} is in use by another process; try again when it finishes."
+            ) from exc
+        raise StoreError(f"Could not open the memory store in {data_dir}: {exc}") from exc
+    if not read_only:
+        db_path.chmod(0o600)
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        con.execute(f"LOAD '{fts_extension_path()}'")
+        if not read_only:
+            migrate(con)
+    except Exception:
+        con.close()
+        raise
+    return con
+
+
+def utc_now() -> datetime:
+    """Now, as the naive UTC datetime the store's TIMESTAMP columns hold."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def to_store_time(value: datetime) -> datetime:
+    """An aware (or local naive) datetime as naive UTC, for comparing with stored timestamps."""
+    aware = value if value.tzinfo else value.astimezone()
+    return aware.astimezone(UTC).replace(tzinfo=None)
+
+
+def from_store_time(value: datetime | None) -> str | None:
+    """A stored timestamp as ISO-8601 UTC text."""
+    return value.replace(tzinfo=UTC).isoformat().replace("+00:00", "Z") if value else None
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Apply pending migrations in order; return the names applied."""
+    con.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+    )
+    done = {row[0] for row in con.execute("SELECT version FROM schema_migrations").fetchall()}
+    applied: list[str] = []
+    for version, (name, sql) in enumerate(MIGRATIONS, start=1):
+        if version in done:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(sql)
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?)", [version, name, utc_now()]
+            )
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        applied.append(name)
+    return applied
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+    return int(row[0]) if row else 0

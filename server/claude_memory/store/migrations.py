@@ -1,0 +1,88 @@
+"""Ordered, named schema migrations. Each runs once, in its own transaction, and is recorded."""
+
+from __future__ import annotations
+
+from typing import Final
+
+MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
+    (
+        "0001_events_sessions_projects",
+        """
+        -- All timestamps are UTC, stored without a zone.
+        CREATE TABLE events (
+            id            BIGINT PRIMARY KEY,          -- hash of dedupe_key: stable across re-imports
+            seq           BIGINT NOT NULL,             -- insertion order, assigned by the single writer
+            dedupe_key    VARCHAR NOT NULL UNIQUE,
+            type          VARCHAR NOT NULL,
+            session_id    VARCHAR NOT NULL,
+            project       VARCHAR,
+            agent_id      VARCHAR,
+            is_sidechain  BOOLEAN NOT NULL DEFAULT FALSE,
+            ts            TIMESTAMP,
+            text          VARCHAR NOT NULL,
+            message_id    VARCHAR,
+            tool_name     VARCHAR,
+            tool_use_id   VARCHAR,
+            files         VARCHAR[],
+            cwd           VARCHAR,
+            git_branch    VARCHAR,
+            source_path   VARCHAR,
+            line_start    INTEGER,
+            line_end      INTEGER,
+            byte_start    BIGINT,
+            byte_end      BIGINT,
+            source_uuid   VARCHAR,
+            metadata      JSON,
+            kw_len        INTEGER NOT NULL DEFAULT 0,  -- token count for BM25 length normalisation
+            ingested_at   TIMESTAMP NOT NULL
+        );
+        CREATE TABLE sessions (
+            session_id    VARCHAR PRIMARY KEY,
+            project       VARCHAR,
+            cwd           VARCHAR,
+            title         VARCHAR,
+            git_branch    VARCHAR,
+            cc_version    VARCHAR,
+            transcript    VARCHAR,
+            first_ts      TIMESTAMP,
+            last_ts       TIMESTAMP
+        );
+        CREATE TABLE projects (
+            project       VARCHAR PRIMARY KEY,         -- normalised path (git root when it exists)
+            first_seen    TIMESTAMP,
+            last_seen     TIMESTAMP
+        );
+        CREATE TABLE subagents (
+            session_id    VARCHAR NOT NULL,
+            agent_id      VARCHAR NOT NULL,
+            agent_type    VARCHAR,
+            description   VARCHAR,
+            transcript    VARCHAR,
+            PRIMARY KEY (session_id, agent_id)
+        );
+        CREATE TABLE ingest_checkpoints (
+            path          VARCHAR PRIMARY KEY,
+            device        BIGINT,
+            inode         BIGINT,
+            head_hash     VARCHAR,                     -- sha256 of the first bytes: detects a replaced file
+            size          BIGINT,
+            byte_offset   BIGINT NOT NULL,
+            line_no       BIGINT NOT NULL,
+            updated_at    TIMESTAMP NOT NULL
+        );
+        CREATE TABLE tombstones (
+            event_id      BIGINT PRIMARY KEY,          -- that something was forgotten, never what
+            forgotten_at  TIMESTAMP NOT NULL
+        );
+        """,
+    ),
+    (
+        "0002_keyword_index",
+        """
+        -- BM25 postings maintained incrementally by the writer. kw_main is kept sorted by term so that
+        -- DuckDB's zone maps skip most of it; new postings land in kw_delta and are merged in batches.
+        CREATE TABLE kw_main  (term VARCHAR NOT NULL, event_id BIGINT NOT NULL, tf INTEGER NOT NULL);
+        CREATE TABLE kw_delta (term VARCHAR NOT NULL, event_id BIGINT NOT NULL, tf INTEGER NOT NULL);
+        """,
+    ),
+)

@@ -1,0 +1,151 @@
+"""Read-only queries over the event store."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+from claude_memory.store.db import from_store_time
+from claude_memory.store.keyword import KeywordFilters, filter_sql
+
+_EVENT_COLUMNS = (
+    "id, seq, type, session_id, project, agent_id, is_sidechain, ts, text, message_id, tool_name, "
+    "tool_use_id, files, cwd, git_branch, source_path, line_start, line_end, byte_start, byte_end, "
+    "source_uuid, metadata"
+)
+
+
+@dataclass(slots=True)
+class StoredEvent:
+    id: int
+    seq: int
+    type: str
+    session_id: str
+    project: str | None
+    agent_id: str | None
+    is_sidechain: bool
+    ts: datetime | None
+    text: str
+    message_id: str | None
+    tool_name: str | None
+    tool_use_id: str | None
+    files: list[str]
+    cwd: str | None
+    git_branch: str | None
+    source_path: str | None
+    line_start: int | None
+    line_end: int | None
+    byte_start: int | None
+    byte_end: int | None
+    source_uuid: str | None
+    metadata: dict[str, Any]
+
+    def source(self) -> dict[str, Any]:
+        return {
+            "path": self.source_path, "line_start": self.line_start, "line_end": self.line_end,
+            "byte_start": self.byte_start, "byte_end": self.byte_end, "uuid": self.source_uuid,
+        }
+
+    def to_json(self, *, text: str | None = None) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": self.type,
+            "timestamp": from_store_time(self.ts),
+            "session_id": self.session_id,
+            "project": self.project,
+            "agent_id": self.agent_id,
+            "tool_name": self.tool_name,
+            "files": self.files,
+            "text": self.text if text is None else text,
+            "source": self.source(),
+            "metadata": self.metadata,
+        }
+
+
+def _row_to_event(row: tuple[Any, ...]) -> StoredEvent:
+    values = list(row)
+    values[12] = list(values[12] or [])
+    values[21] = json.loads(values[21]) if values[21] else {}
+    return StoredEvent(*values)
+
+
+def events_by_ids(con: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, StoredEvent]:
+    if not ids:
+        return {}
+    rows = con.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id IN (SELECT unnest(?))", [ids]).fetchall()
+    return {int(r[0]): _row_to_event(r) for r in rows}
+
+
+def history(
+    con: duckdb.DuckDBPyConnection, filters: KeywordFilters, limit: int, *, newest_first: bool = True
+) -> list[StoredEvent]:
+    where, params = filter_sql(filters)
+    order = "DESC" if newest_first else "ASC"
+    rows = con.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM events e WHERE TRUE {where} ORDER BY ts {order} NULLS LAST, seq {order} "
+        "LIMIT ?",
+        [*params, limit],
+    ).fetchall()
+    return [_row_to_event(r) for r in rows]
+
+
+def sessions(con: duckdb.DuckDBPyConnection, project: str | None, limit: int) -> list[dict[str, Any]]:
+    where = "WHERE s.project = ?" if project is not None else ""
+    params: list[object] = [project] if project is not None else []
+    rows = con.execute(
+        f"""
+        SELECT s.session_id, s.project, s.title, s.git_branch, s.cc_version, s.first_ts, s.last_ts,
+               s.transcript, count(e.id) AS events,
+               count(e.id) FILTER (WHERE e.type = 'user_prompt') AS prompts,
+               (SELECT count(*) FROM subagents a WHERE a.session_id = s.session_id) AS subagents
+        FROM sessions s LEFT JOIN events e ON e.session_id = s.session_id
+        {where}
+        GROUP BY ALL
+        ORDER BY s.last_ts DESC NULLS LAST, s.session_id
+        LIMIT ?
+        """,
+        [*params, limit],
+    ).fetchall()
+    keys = ("session_id", "project", "title", "git_branch", "claude_code_version", "first_ts", "last_ts",
+            "transcript", "events", "prompts", "subagents")
+    out = []
+    for row in rows:
+        item = dict(zip(keys, row, strict=True))
+        for k in ("first_ts", "last_ts"):
+            item[k] = from_store_time(item[k])
+        out.append(item)
+    return out
+
+
+def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    def scalar(sql: str) -> Any:
+        row = con.execute(sql).fetchone()
+        return row[0] if row else None
+
+    by_type = dict(con.execute("SELECT type, count(*) FROM events GROUP BY type ORDER BY type").fetchall())
+    first, last = con.execute("SELECT min(ts), max(ts) FROM events").fetchone() or (None, None)
+    return {
+        "events": int(scalar("SELECT count(*) FROM events")),
+        "events_by_type": {str(k): int(v) for k, v in by_type.items()},
+        "sessions": int(scalar("SELECT count(*) FROM sessions")),
+        "projects": int(scalar("SELECT count(DISTINCT project) FROM events WHERE project IS NOT NULL")),
+        "subagents": int(scalar("SELECT count(*) FROM subagents")),
+        "transcripts_tracked": int(scalar("SELECT count(*) FROM ingest_checkpoints")),
+        "forgotten_events": int(scalar("SELECT count(*) FROM tombstones")),
+        "first_event": from_store_time(first),
+        "last_event": from_store_time(last),
+        "events_with_masked_secrets": int(
+            scalar("SELECT count(*) FROM events WHERE json_extract(metadata, '$.privacy.secrets_masked') > 0")
+        ),
+        "events_with_private_sections": int(
+            scalar("SELECT count(*) FROM events WHERE json_extract(metadata, '$.privacy.private_sections') > 0")
+        ),
+        "keyword_index": {
+            "postings": int(scalar("SELECT count(*) FROM kw_main")) + int(scalar("SELECT count(*) FROM kw_delta")),
+            "unmerged_postings": int(scalar("SELECT count(*) FROM kw_delta")),
+        },
+    }

@@ -1,0 +1,219 @@
+"""The single writer: appends events, their keyword postings, sessions and checkpoints atomically."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from claude_memory.core.events import ParsedEvent
+from claude_memory.store import keyword
+from claude_memory.store.db import utc_now
+
+
+@dataclass(slots=True)
+class Checkpoint:
+    path: str
+    device: int
+    inode: int
+    head_hash: str
+    size: int
+    byte_offset: int
+    line_no: int
+
+
+@dataclass(slots=True)
+class SessionInfo:
+    session_id: str
+    project: str | None
+    cwd: str | None
+    transcript: str | None
+    title: str | None = None
+    git_branch: str | None = None
+    cc_version: str | None = None
+
+
+@dataclass(slots=True)
+class SubagentInfo:
+    session_id: str
+    agent_id: str
+    agent_type: str | None
+    description: str | None
+    transcript: str
+
+
+_EVENT_SCHEMA = pa.schema(
+    [
+        ("pos", pa.int64()), ("id", pa.int64()), ("dedupe_key", pa.string()), ("type", pa.string()),
+        ("session_id", pa.string()), ("project", pa.string()), ("agent_id", pa.string()),
+        ("is_sidechain", pa.bool_()), ("ts", pa.string()), ("text", pa.string()),
+        ("message_id", pa.string()), ("tool_name", pa.string()), ("tool_use_id", pa.string()),
+        ("files", pa.list_(pa.string())), ("cwd", pa.string()), ("git_branch", pa.string()),
+        ("source_path", pa.string()), ("line_start", pa.int32()), ("line_end", pa.int32()),
+        ("byte_start", pa.int64()), ("byte_end", pa.int64()), ("source_uuid", pa.string()),
+        ("metadata", pa.string()),
+    ]
+)
+
+
+def _event_table(events: Sequence[ParsedEvent]) -> pa.Table:
+    cols: dict[str, list[Any]] = {name: [] for name in _EVENT_SCHEMA.names}
+    for pos, e in enumerate(events):
+        src = e.source
+        for name, value in (
+            ("pos", pos), ("id", e.event_id), ("dedupe_key", e.dedupe_key), ("type", e.type),
+            ("session_id", e.session_id), ("project", e.project), ("agent_id", e.agent_id),
+            ("is_sidechain", e.is_sidechain), ("ts", e.timestamp), ("text", e.text),
+            ("message_id", e.message_id), ("tool_name", e.tool_name), ("tool_use_id", e.tool_use_id),
+            ("files", e.files or None), ("cwd", e.cwd), ("git_branch", e.git_branch),
+            ("source_path", src.path), ("line_start", src.line_start), ("line_end", src.line_end),
+            ("byte_start", src.byte_start), ("byte_end", src.byte_end), ("source_uuid", src.uuid),
+            ("metadata", json.dumps(e.metadata, ensure_ascii=False, sort_keys=True) if e.metadata else None),
+        ):
+            cols[name].append(value)
+    return pa.table(cols, schema=_EVENT_SCHEMA)
+
+
+class EventWriter:
+    """Owns every write to the store. Not thread-safe: use it from one thread."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+
+    def append(
+        self,
+        events: Sequence[ParsedEvent],
+        *,
+        checkpoints: Iterable[Checkpoint] = (),
+        sessions: Iterable[SessionInfo] = (),
+        subagents: Iterable[SubagentInfo] = (),
+    ) -> Counter[str]:
+        """Store new events (duplicates and forgotten events are skipped) with their checkpoints,
+        in one transaction. Returns how many events of each type were new."""
+        unique: dict[str, ParsedEvent] = {}
+        for event in events:
+            unique.setdefault(event.dedupe_key, event)
+        batch = _event_table(list(unique.values()))  # noqa: F841 - read by DuckDB's replacement scan
+        con = self.con
+        now = utc_now()
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(
+                "CREATE OR REPLACE TEMP TABLE batch_new AS SELECT b.* FROM batch b "
+                "WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = b.id) "
+                "AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.event_id = b.id)"
+            )
+            keyword.stage_tokens(con, "batch_new")
+            con.execute(
+                """
+                INSERT INTO events
+                SELECT b.id, (SELECT coalesce(max(seq), 0) FROM events) + row_number() OVER (ORDER BY b.pos),
+                       b.dedupe_key, b.type, b.session_id, b.project, b.agent_id, b.is_sidechain,
+                       TRY_CAST(b.ts AS TIMESTAMPTZ)::TIMESTAMP, b.text, b.message_id, b.tool_name, b.tool_use_id,
+                       b.files, b.cwd, b.git_branch, b.source_path, b.line_start, b.line_end, b.byte_start,
+                       b.byte_end, b.source_uuid, b.metadata::JSON, coalesce(l.n, 0), ?
+                FROM batch_new b
+                LEFT JOIN (SELECT event_id, count(*)::INTEGER AS n FROM batch_tokens GROUP BY 1) l
+                       ON l.event_id = b.id
+                ORDER BY b.pos
+                """,
+                [now],
+            )
+            keyword.index_staged(con)
+            inserted = Counter(
+                {str(t): int(n) for t, n in con.execute("SELECT type, count(*) FROM batch_new GROUP BY type").fetchall()}
+            )
+            self._upsert_sessions(list(sessions), now)
+            self._upsert_subagents(list(subagents))
+            self._save_checkpoints(list(checkpoints), now)
+            con.execute("DROP TABLE batch_new")
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        return inserted
+
+    def _upsert_sessions(self, sessions: list[SessionInfo], now: datetime) -> None:
+        con = self.con
+        for s in sessions:
+            con.execute(
+                """
+                INSERT INTO sessions (session_id, project, cwd, title, git_branch, cc_version, transcript,
+                                      first_ts, last_ts)
+                SELECT ?, ?, ?, ?, ?, ?, ?, min(ts), max(ts) FROM events WHERE session_id = ?
+                ON CONFLICT (session_id) DO UPDATE SET
+                    project = coalesce(sessions.project, excluded.project),
+                    cwd = coalesce(sessions.cwd, excluded.cwd),
+                    title = coalesce(excluded.title, sessions.title),
+                    git_branch = coalesce(excluded.git_branch, sessions.git_branch),
+                    cc_version = coalesce(excluded.cc_version, sessions.cc_version),
+                    transcript = coalesce(sessions.transcript, excluded.transcript),
+                    first_ts = excluded.first_ts, last_ts = excluded.last_ts
+                """,
+                [s.session_id, s.project, s.cwd, s.title, s.git_branch, s.cc_version, s.transcript,
+                 s.session_id],
+            )
+            if s.project:
+                con.execute(
+                    "INSERT INTO projects VALUES (?, ?, ?) ON CONFLICT (project) DO UPDATE SET "
+                    "last_seen = excluded.last_seen",
+                    [s.project, now, now],
+                )
+
+    def _upsert_subagents(self, subagents: list[SubagentInfo]) -> None:
+        for a in subagents:
+            self.con.execute(
+                "INSERT OR REPLACE INTO subagents VALUES (?, ?, ?, ?, ?)",
+                [a.session_id, a.agent_id, a.agent_type, a.description, a.transcript],
+            )
+
+    def _save_checkpoints(self, checkpoints: list[Checkpoint], now: datetime) -> None:
+        for c in checkpoints:
+            self.con.execute(
+                "INSERT OR REPLACE INTO ingest_checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [c.path, c.device, c.inode, c.head_hash, c.size, c.byte_offset, c.line_no, now],
+            )
+
+    def merge_keyword_index(self, *, force: bool = False) -> int:
+        if force or keyword.delta_rows(self.con) >= keyword.MERGE_THRESHOLD_ROWS:
+            return keyword.merge(self.con)
+        return 0
+
+    def forget(self, ids_sql: str, params: Sequence[object]) -> int:
+        """Delete the events selected by ``ids_sql`` (a SELECT of ids) from the store and the keyword
+        index, leaving a content-free tombstone per event so a re-import does not bring them back."""
+        con = self.con
+        now = utc_now()
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE doomed AS SELECT DISTINCT id FROM ({ids_sql})", list(params))
+            row = con.execute("SELECT count(*) FROM doomed").fetchone()
+            count = int(row[0]) if row else 0
+            keyword.delete(con, "doomed")
+            con.execute("DELETE FROM events WHERE id IN (SELECT id FROM doomed)")
+            con.execute("INSERT OR IGNORE INTO tombstones SELECT id, ? FROM doomed", [now])
+            con.execute(
+                "DELETE FROM sessions WHERE session_id NOT IN (SELECT DISTINCT session_id FROM events)"
+            )
+            con.execute("DELETE FROM subagents WHERE session_id NOT IN (SELECT session_id FROM sessions)")
+            con.execute("DROP TABLE doomed")
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        if count:
+            self.compact()
+        return count
+
+    def compact(self) -> None:
+        """Rewrite the tables forgotten rows lived in, so no copy of their text stays in the file."""
+        con = self.con
+        con.execute("CHECKPOINT")
+        con.execute("VACUUM")
+        con.execute("CHECKPOINT")

@@ -1,0 +1,252 @@
+"""The transcript parser, on the real Claude Code transcripts in ../shared and on hand-made bad lines."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from claude_memory.core import events as ev
+from claude_memory.core.events import ParsedEvent
+from claude_memory.core.lines import iter_lines
+from claude_memory.core.transcript import TranscriptParser
+
+BIG = 16 << 20
+
+
+def parse_bytes(data: bytes, *, path: str = "t.jsonl", agent_id: str | None = None,
+                start: tuple[int, int] = (0, 1), max_line: int = BIG) -> tuple[list[ParsedEvent], TranscriptParser]:
+    parser = TranscriptParser(path, session_hint="hint-session", agent_id=agent_id)
+    parser.start_at(*start)
+    out: list[ParsedEvent] = []
+    for raw in iter_lines(io.BytesIO(data), start_offset=start[0], start_line=start[1], max_line_bytes=max_line):
+        out += parser.feed(raw)
+    out += parser.finish()
+    return out, parser
+
+
+def parse_file(path: Path, agent_id: str | None = None) -> tuple[list[ParsedEvent], TranscriptParser]:
+    return parse_bytes(path.read_bytes(), path=str(path), agent_id=agent_id)
+
+
+def by_type(events: list[ParsedEvent], kind: str) -> list[ParsedEvent]:
+    return [e for e in events if e.type == kind]
+
+
+def test_one_api_message_over_three_lines_is_one_response_and_tool_call_is_paired(transcripts: Path) -> None:
+    path = transcripts / "generated-cc2.1.330__bash-tool-then-manual-compact.jsonl"
+    events, parser = parse_file(path)
+    lines = path.read_bytes().split(b"\n")
+    tools = by_type(events, ev.TOOL_USE)
+    assert len(tools) == 1
+    tool = tools[0]
+    assert tool.tool_name == "Bash" and tool.tool_use_id and tool.tool_use_id.startswith("toolu_")
+    assert "hello-from-mock" in tool.text  # the result, paired with the call
+    assert "echo hello-from-mock" in tool.text  # the call
+    # The source range runs from the tool_use line to the tool_result line.
+    first = json.loads(lines[tool.source.line_start - 1])
+    last = json.loads(lines[tool.source.line_end - 1])
+    assert first["type"] == "assistant" and first["message"]["content"][0]["type"] == "tool_use"
+    assert last["type"] == "user" and last["message"]["content"][0]["type"] == "tool_result"
+    assert last.get("toolUseResult", {}).get("stdout") is not None
+    # Byte offsets point at exactly those lines.
+    data = path.read_bytes()
+    assert data[tool.source.byte_start:tool.source.byte_end].count(b"\n") == tool.source.line_end - tool.source.line_start + 1
+    responses = by_type(events, ev.AGENT_RESPONSE)
+    message_ids = [r.message_id for r in responses]
+    assert len(message_ids) == len(set(message_ids))
+    assert parser.issues == []
+
+
+def test_compaction_boundary_and_summary_are_their_own_events(transcripts: Path) -> None:
+    events, _ = parse_file(transcripts / "generated-cc2.1.330__bash-tool-then-manual-compact.jsonl")
+    (boundary,) = by_type(events, ev.COMPACTION)
+    (summary,) = by_type(events, ev.COMPACT_SUMMARY)
+    assert boundary.source.line_start == 43 and boundary.metadata["trigger"] == "manual"
+    assert summary.source.line_start == 44 and len(summary.text) > 50
+    auto, _ = parse_file(transcripts / "marot-spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+    (real_boundary,) = by_type(auto, ev.COMPACTION)
+    assert real_boundary.source.line_start == 754
+    assert real_boundary.metadata == {
+        "trigger": "auto", "pre_tokens": 170251,
+        "logical_parent_uuid": json.loads(
+            (transcripts / "marot-spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl").read_bytes().split(b"\n")[753]
+        )["logicalParentUuid"],
+    }
+
+
+def test_injected_hook_context_and_machine_text_never_become_events(transcripts: Path) -> None:
+    for path in sorted(transcripts.glob("*.jsonl")):
+        events, _ = parse_file(path, agent_id="x" if "__subagents__" in path.name else None)
+        for event in events:
+            assert "MEMORY-CONTEXT injected" not in event.text, path.name
+            assert "<system-reminder>" not in event.text, path.name
+            if event.type in (ev.USER_PROMPT, ev.SUBAGENT_PROMPT):
+                assert not event.text.startswith(("<task-notification>", "<command-name>", "<local-command"))
+                assert not event.text.startswith("[Request interrupted")
+
+
+def test_meta_hook_context_of_older_versions_is_dropped(transcripts: Path) -> None:
+    path = transcripts / "marot-spotter__4d5611e5-241a-462a-8d15-5122611a9569__subagents__agent-acompact-e1f845.jsonl"
+    events, parser = parse_file(path, agent_id="acompact-e1f845")
+    assert parser.stats.dropped["meta line"] >= 1
+    assert all("hook additional context" not in e.text for e in events)
+
+
+def test_task_notification_prompt_is_not_a_user_prompt(transcripts: Path) -> None:
+    events, parser = parse_file(transcripts / "generated-cc2.1.330__agent-parent.jsonl")
+    prompts = by_type(events, ev.USER_PROMPT)
+    assert [p.text for p in prompts] == ["Please SPAWN_AGENT now"]
+    assert parser.stats.dropped["machine-written prompt"] >= 1
+    (agent_call,) = [e for e in by_type(events, ev.TOOL_USE) if e.tool_name == "Agent"]
+    assert agent_call.metadata["result_meta"]["status"] == "async_launched"
+
+
+def test_subagent_transcript_links_to_parent_session(transcripts: Path) -> None:
+    path = transcripts / "generated-cc2.1.330__agent-parent__subagents__agent-a2e220ff5cef73496.jsonl"
+    events, _ = parse_file(path, agent_id="a2e220ff5cef73496")
+    assert events, "subagent transcript produced no events"
+    assert {e.session_id for e in events} == {"87c4f06a-04bd-488c-b05b-784bbc76b781"}
+    assert {e.agent_id for e in events} == {"a2e220ff5cef73496"}
+    assert all(e.is_sidechain for e in events)
+    assert by_type(events, ev.SUBAGENT_PROMPT)[0].text == "Say hi briefly and run nothing."
+    assert not by_type(events, ev.USER_PROMPT)
+
+
+def test_tool_error_and_missing_file_are_recorded(transcripts: Path) -> None:
+    events, _ = parse_file(transcripts / "generated-cc2.1.330__resume-read-failure-compact.jsonl")
+    errors = [e for e in by_type(events, ev.TOOL_USE) if e.metadata.get("is_error")]
+    assert len(errors) == 1
+    assert errors[0].tool_name == "Read" and "does not exist" in errors[0].text
+    assert errors[0].files and errors[0].files[0].startswith("/")
+
+
+def test_every_fixture_parses_without_issues_and_keys_are_unique(transcripts: Path) -> None:
+    total = 0
+    for path in sorted(transcripts.glob("*.jsonl")):
+        events, parser = parse_file(path, agent_id="x" if "__subagents__" in path.name else None)
+        assert parser.issues == [], path.name
+        keys = [e.dedupe_key for e in events]
+        assert len(keys) == len(set(keys)), path.name
+        for e in events:
+            assert e.text.strip()
+            assert 1 <= e.source.line_start <= e.source.line_end
+            assert e.source.byte_start < e.source.byte_end
+            assert e.type in ev.EVENT_TYPES
+        total += len(events)
+    assert total > 600
+
+
+def _line(obj: dict[str, object]) -> bytes:
+    return json.dumps(obj).encode() + b"\n"
+
+
+def _user(uuid: str, text: str) -> dict[str, object]:
+    return {"type": "user", "uuid": uuid, "sessionId": "s1", "timestamp": "2026-01-01T00:00:00.000Z",
+            "cwd": "/w", "message": {"role": "user", "content": text}}
+
+
+def test_malformed_lines_are_reported_with_line_numbers_and_parsing_continues() -> None:
+    huge = b'{"type":"user","x":"' + b"a" * 3000 + b'"}\n'
+    data = b"".join([
+        _line(_user("u1", "first prompt")),
+        b'{"type":"user","message":{"content":"trunc\n',  # truncated JSON
+        b"\xff\xfe\x00garbage\x80\n",  # binary / not UTF-8
+        b"[1,2,3]\n",  # JSON but not an object
+        huge,  # longer than the limit below
+        _line({"type": "brand-new-type", "uuid": "n1"}),  # unknown type: skipped, not an error
+        _line({"type": "user", "uuid": "u2", "message": "not-an-object"}),  # wrong structure
+        _line(_user("u3", "last prompt")),
+        b'{"type":"user","uuid":"u4","message":{"content":"cut off',  # unterminated final line
+    ])
+    events, parser = parse_bytes(data, max_line=2000)
+    assert [e.text for e in events] == ["first prompt", "last prompt"]
+    reasons = {i.line_no: i.reason for i in parser.issues}
+    assert reasons == {
+        2: "malformed JSON",
+        3: "line is not valid UTF-8",
+        4: "line is not a JSON object",
+        5: "line too long; skipped",
+        7: "unexpected structure in a 'user' line",
+        9: "malformed JSON",
+    }
+    assert parser.stats.unknown_types["brand-new-type"] == 1
+    for issue in parser.issues:
+        assert "trunc" not in issue.reason and "garbage" not in issue.reason
+
+
+def test_line_reader_handles_lines_across_chunk_boundaries() -> None:
+    lines = [b"x" * n for n in (0, 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 5, 7)]
+    data = b"\n".join(lines) + b"\n"
+    got = list(iter_lines(io.BytesIO(data), start_offset=0, start_line=1, max_line_bytes=1 << 21))
+    assert [g.data for g in got] == lines
+    assert all(data[g.offset:g.end] == g.data + b"\n" for g in got if g.data is not None)
+    capped = list(iter_lines(io.BytesIO(data), start_offset=0, start_line=1, max_line_bytes=1 << 20))
+    assert [g.data is None for g in capped] == [False, False, False, False, True, False]
+    assert capped[-1].data == b"x" * 7 and capped[-1].line_no == 6
+
+
+def test_file_paths_touched_by_tools() -> None:
+    call = {"type": "assistant", "uuid": "a1", "sessionId": "s1", "cwd": "/repo",
+            "message": {"id": "m1", "content": [
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "cat src/app.py && pytest tests/test_x.py -q"}},
+                {"type": "tool_use", "id": "t2", "name": "Edit", "input": {"file_path": "/repo/README.md", "old_string": "a", "new_string": "b"}},
+                {"type": "tool_use", "id": "t3", "name": "Grep", "input": {"pattern": "foo"}},
+            ]}}
+    result = {"type": "user", "uuid": "r1", "sessionId": "s1", "cwd": "/repo",
+              "message": {"content": [
+                  {"type": "tool_result", "tool_use_id": "t1", "content": "ok"},
+                  {"type": "tool_result", "tool_use_id": "t2", "content": "edited"},
+                  {"type": "tool_result", "tool_use_id": "t3", "content": "lib/a.py\nlib/b.py"},
+              ]}, "toolUseResult": {"filenames": ["/repo/lib/a.py", "/repo/lib/b.py"]}}
+    events, _ = parse_bytes(_line(call) + _line(result))
+    files = {e.tool_use_id: e.files for e in events}
+    assert files["t1"] == ["/repo/src/app.py", "/repo/tests/test_x.py"]
+    assert files["t2"] == ["/repo/README.md"]
+    assert files["t3"] == ["/repo/lib/a.py", "/repo/lib/b.py"]
+
+
+def test_tool_call_without_result_is_kept_open_until_finish() -> None:
+    call = {"type": "assistant", "uuid": "a1", "sessionId": "s1",
+            "message": {"id": "m1", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "sleep 1"}}]}}
+    parser = TranscriptParser("t.jsonl", session_hint="s1")
+    raws = list(iter_lines(io.BytesIO(_line(_user("u0", "go")) + _line(call)), start_offset=0, start_line=1, max_line_bytes=BIG))
+    emitted = [e for raw in raws for e in parser.feed(raw)]
+    assert [e.type for e in emitted] == [ev.USER_PROMPT]
+    assert parser.safe_offset() == (raws[1].offset, 2)  # held back at the open tool call
+    (dangling,) = parser.finish()
+    assert dangling.type == ev.TOOL_USE and dangling.metadata["result"] == "missing"
+
+
+def _canonical(events: list[ParsedEvent]) -> dict[str, tuple[object, ...]]:
+    return {e.dedupe_key: (e.type, e.text, e.source.line_start, e.source.line_end, e.source.byte_start,
+                           e.source.byte_end, e.files, json.dumps(e.metadata, sort_keys=True)) for e in events}
+
+
+@pytest.mark.parametrize("name", [
+    "generated-cc2.1.330__bash-tool-then-manual-compact.jsonl",
+    "generated-cc2.1.330__resume-read-failure-compact.jsonl",
+    "obra-episodic-memory__large-conversation.jsonl",
+    "marot-spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+])
+def test_resuming_from_safe_offset_at_any_cut_reproduces_a_clean_parse(transcripts: Path, name: str) -> None:
+    """The importer's crash-safety rests on this: stop anywhere, resume at safe_offset(), and the union
+    of what was emitted before and after equals one clean parse, event for event."""
+    data = (transcripts / name).read_bytes()
+    clean = _canonical(parse_bytes(data)[0])
+    raws = list(iter_lines(io.BytesIO(data), start_offset=0, start_line=1, max_line_bytes=BIG))
+    cuts = range(len(raws) + 1) if len(raws) <= 150 else random.Random(7).sample(range(len(raws) + 1), 60)
+    for cut in cuts:
+        parser = TranscriptParser("t.jsonl", session_hint="hint-session")
+        before = [e for raw in raws[:cut] for e in parser.feed(raw)]
+        offset, line_no = parser.safe_offset()
+        after, _ = parse_bytes(data, start=(offset, line_no))
+        # The store keeps the first version of a key (a result re-read without its call, when resuming
+        # between the two, duplicates an event already stored and is dropped the same way).
+        merged = _canonical(before)
+        for key, value in _canonical(after).items():
+            merged.setdefault(key, value)
+        assert merged == clean, f"cut at line {cut}"
