@@ -24,6 +24,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import orjson
+
 from claude_memory.core import events as ev
 from claude_memory.core.events import ParsedEvent, SourceRef
 from claude_memory.core.injected import is_synthetic, strip_injected
@@ -140,10 +142,12 @@ class TranscriptParser:
         if not raw.data.strip():
             return []
         try:
-            obj = json.loads(raw.data)
-        except UnicodeDecodeError:
-            return self._issue(raw, "line is not valid UTF-8")
-        except ValueError:
+            obj = orjson.loads(raw.data)
+        except orjson.JSONDecodeError:
+            try:
+                raw.data.decode("utf-8")
+            except UnicodeDecodeError:
+                return self._issue(raw, "line is not valid UTF-8")
             return self._issue(raw, "malformed JSON")
         if not isinstance(obj, dict):
             return self._issue(raw, "line is not a JSON object")

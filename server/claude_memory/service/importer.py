@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -122,37 +124,49 @@ class Importer:
         self._checkpoints: dict[str, Checkpoint] = {}
         self._sessions: dict[str, SessionInfo] = {}
         self._subagents: list[SubagentInfo] = []
+        self._known: dict[str, Checkpoint] = {}
+        self._background: _BackgroundWriter | None = None
 
     # ------------------------------------------------------------------ planning
 
-    def _checkpoint(self, path: str) -> Checkpoint | None:
-        row = self.con.execute(
-            "SELECT path, device, inode, head_hash, size, byte_offset, line_no FROM ingest_checkpoints "
-            "WHERE path = ?",
-            [path],
-        ).fetchone()
-        return Checkpoint(*row) if row else None
+    def _load_checkpoints(self) -> dict[str, Checkpoint]:
+        rows = self.con.execute(
+            "SELECT path, device, inode, head_hash, size, byte_offset, line_no FROM ingest_checkpoints"
+        ).fetchall()
+        return {row[0]: Checkpoint(*row) for row in rows}
 
     def pending_bytes(self, files: list[TranscriptFile]) -> int:
         """Bytes a run would read (for a progress bar)."""
+        known = self._load_checkpoints()
         total = 0
         for f in files:
             try:
                 size = f.path.stat().st_size
             except OSError:
                 continue
-            cp = self._checkpoint(str(f.path))
+            cp = known.get(str(f.path))
             total += size - cp.byte_offset if cp and cp.byte_offset <= size else size
         return total
 
     # ------------------------------------------------------------------ running
 
     def run(self, files: list[TranscriptFile], progress: ProgressFn | None = None) -> ImportReport:
+        """Import ``files``. Parsing runs on this thread while a writer thread stores the previous
+        batch (DuckDB releases the GIL), so the two overlap; only the writer thread touches the
+        connection until the run ends."""
         report = ImportReport(files_found=len(files))
         started = time.perf_counter()
-        for f in files:
-            self._import_file(f, report, progress)
-        self._flush(report)
+        self._known = self._load_checkpoints()
+        self._background = _BackgroundWriter(self.writer)
+        try:
+            for f in files:
+                self._import_file(f, report, progress)
+            self._flush()
+        finally:
+            new_by_type = self._background.close()
+            self._background = None
+        report.new_by_type.update(new_by_type)
+        report.events_new = sum(new_by_type.values())
         self.writer.merge_keyword_index()
         report.seconds = time.perf_counter() - started
         return report
@@ -165,7 +179,7 @@ class Importer:
             report.files_unreadable += 1
             report.notes.append(f"Could not read {path}: {exc.strerror or exc}.")
             return
-        cp = self._checkpoint(path)
+        cp = self._known.get(path)
         start_offset, start_line = 0, 1
         if cp is not None:
             same_file = (cp.device, cp.inode) == (st.st_dev, st.st_ino) and st.st_size >= cp.byte_offset
@@ -202,7 +216,7 @@ class Importer:
                         progress(raw.end - raw.offset)
                     if len(self._events) >= self.options.batch_events:
                         self._stage_file(f, st, parser)
-                        self._flush(report)
+                        self._flush()
         except OSError as exc:
             report.files_unreadable += 1
             report.notes.append(f"Stopped reading {path}: {exc.strerror or exc}.")
@@ -259,21 +273,64 @@ class Importer:
                 info.transcript = None  # a subagent file is not the session's transcript
             self._sessions[session_id] = info
 
-    def _flush(self, report: ImportReport) -> None:
+    def _flush(self) -> None:
         if not (self._events or self._checkpoints):
             return
         for event in self._events:
             if event.project is None and event.session_id in self._sessions:
                 event.project = self._sessions[event.session_id].project
-        new_by_type = self.writer.append(
-            self._events,
-            checkpoints=self._checkpoints.values(),
-            sessions=self._sessions.values(),
-            subagents=self._subagents,
+        assert self._background is not None, "flush outside run()"
+        self._background.submit(
+            _Batch(self._events, list(self._checkpoints.values()), list(self._sessions.values()), self._subagents)
         )
-        report.events_new += sum(new_by_type.values())
-        report.new_by_type.update(new_by_type)
         self._events = []
         self._checkpoints = {}
         self._sessions = {}
         self._subagents = []
+
+
+@dataclass(slots=True)
+class _Batch:
+    events: list[ParsedEvent]
+    checkpoints: list[Checkpoint]
+    sessions: list[SessionInfo]
+    subagents: list[SubagentInfo]
+
+
+class _BackgroundWriter:
+    """One thread that stores batches in order. A failure stops further writes and is raised to the
+    importer at its next submit or at close; batches already committed stay committed."""
+
+    def __init__(self, writer: EventWriter) -> None:
+        self._writer = writer
+        self._queue: queue.Queue[_Batch | None] = queue.Queue(maxsize=2)
+        self._new: Counter[str] = Counter()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._loop, name="claude-memory-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, batch: _Batch) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put(batch)
+
+    def close(self) -> Counter[str]:
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._new
+
+    def _loop(self) -> None:
+        while (batch := self._queue.get()) is not None:
+            if self._error is not None:
+                continue  # drain without writing after a failure
+            try:
+                self._new.update(
+                    self._writer.append(
+                        batch.events, checkpoints=batch.checkpoints, sessions=batch.sessions,
+                        subagents=batch.subagents,
+                    )
+                )
+            except BaseException as exc:  # noqa: BLE001 - handed to the importer thread
+                self._error = exc

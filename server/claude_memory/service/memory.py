@@ -14,6 +14,7 @@ from typing import Any
 
 from claude_memory.config import Settings, load_settings
 from claude_memory.core.privacy import PrivacyFilter
+from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.core.transcript import ParserSettings
 from claude_memory.service.discovery import Discovery, discover
 from claude_memory.service.importer import ImportOptions, Importer, ImportReport, ProgressFn
@@ -62,6 +63,7 @@ class Memory:
         self.settings, self.settings_warning = load_settings(data_dir)
         self.con = db.connect(data_dir, read_only=read_only)
         self.writer = EventWriter(self.con)
+        self.tokenizer = QueryTokenizer()
 
     def close(self) -> None:
         self.con.close()
@@ -105,7 +107,7 @@ class Memory:
     # ------------------------------------------------------------------ queries
 
     def search(self, query: str, filters: KeywordFilters, limit: int) -> tuple[list[SearchHit], dict[str, Any]]:
-        return keyword_search(self.con, query, filters, limit)
+        return keyword_search(self.con, self.tokenizer, query, filters, limit)
 
     def history(self, filters: KeywordFilters, limit: int) -> list[StoredEvent]:
         return queries.history(self.con, filters, limit)
@@ -129,5 +131,11 @@ class Memory:
         return int(row[0]) if row else 0
 
     def forget(self, selector: ForgetSelector) -> int:
+        """Delete the selected events everywhere, then rewrite the database file so that no copy of
+        their text survives in freed blocks."""
         sql, params = selector.sql()
-        return self.writer.forget(sql, params)
+        count = self.writer.forget(sql, params)
+        if count:
+            self.con = db.rewrite(self.con, self.data_dir)
+            self.writer = EventWriter(self.con)
+        return count

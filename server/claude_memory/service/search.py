@@ -9,6 +9,7 @@ from typing import Any
 
 import duckdb
 
+from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.store import keyword
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.queries import StoredEvent, events_by_ids
@@ -49,11 +50,11 @@ def snippet(text: str, stems: list[str], width: int = SNIPPET_CHARS) -> str:
 
 
 def keyword_search(
-    con: duckdb.DuckDBPyConnection, query: str, filters: KeywordFilters, limit: int
+    con: duckdb.DuckDBPyConnection, tokenizer: QueryTokenizer, query: str, filters: KeywordFilters, limit: int
 ) -> tuple[list[SearchHit], dict[str, Any]]:
     started = time.perf_counter()
-    stems = keyword.query_terms(con, query)
-    ranked = keyword.search(con, query, filters, limit) if stems else []
+    stems = tokenizer.terms(query)
+    ranked = keyword.search(con, stems, filters, limit)
     events = events_by_ids(con, [event_id for event_id, _ in ranked])
     hits = [
         SearchHit(events[event_id], score, snippet(events[event_id].text, stems))

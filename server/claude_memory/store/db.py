@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -52,6 +53,8 @@ def connect(data_dir: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnec
         raise StoreError(f"Could not open the memory store in {data_dir}: {exc}") from exc
     if not read_only:
         db_path.chmod(0o600)
+        # We hold the write lock now, so a leftover copy is from a crash mid-rewrite: remove it.
+        (data_dir / f"{DB_FILE}.rewrite").unlink(missing_ok=True)
     try:
         con.execute("SET TimeZone = 'UTC'")
         con.execute(f"LOAD '{fts_extension_path()}'")
@@ -102,6 +105,30 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
             raise
         applied.append(name)
     return applied
+
+
+def rewrite(con: duckdb.DuckDBPyConnection, data_dir: Path) -> duckdb.DuckDBPyConnection:
+    """Copy the live contents into a fresh database file and swap it in; return a connection to it.
+
+    DuckDB neither zeroes deleted rows nor frees their blocks' bytes (not even after VACUUM or a table
+    rewrite), so after a forget this is the only way to make sure no copy of the text stays on disk."""
+    db_path = data_dir / DB_FILE
+    fresh = data_dir / f"{DB_FILE}.rewrite"
+    fresh.unlink(missing_ok=True)
+    con.execute(f"ATTACH '{fresh}' AS fresh_copy")
+    try:
+        con.execute(f"COPY FROM DATABASE {_database_name(con)} TO fresh_copy")
+    finally:
+        con.execute("DETACH fresh_copy")
+    con.close()
+    fresh.chmod(0o600)
+    os.replace(fresh, db_path)  # atomic: a crash leaves either the old or the new file
+    return connect(data_dir)
+
+
+def _database_name(con: duckdb.DuckDBPyConnection) -> str:
+    row = con.execute("SELECT current_database()").fetchone()
+    return f'"{row[0]}"' if row else "memory"
 
 
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:

@@ -19,43 +19,49 @@ from typing import Final
 
 import duckdb
 
+from claude_memory.core.tokens import MAX_WORD, MIN_WORD, SPLIT_SQL, STOPWORDS
 from claude_memory.store.db import to_store_time
 
 K1: Final = 1.2
 B: Final = 0.75
 MERGE_THRESHOLD_ROWS: Final = 300_000
 
-# Very common English function words: they appear in almost every event and only bloat postings.
-STOPWORDS: Final = (
-    "a an and are as at be but by for from has have he her his i if in into is it its me my of on or our "
-    "she so than that the their them then there these they this those to was we were what when which who "
-    "will with you your"
-).split()
 
-_SPLIT: Final = r"[^\pL\pN]+"
-
-
-def _tokens_sql(text_expr: str, id_expr: str) -> str:
-    """SQL producing (event_id, term) rows: lower-case, split on non-alphanumerics, drop stopwords, stem."""
-    stop = ", ".join(f"'{w}'" for w in STOPWORDS)
+def _split_sql(text_expr: str, id_expr: str, source: str) -> str:
+    """SQL producing (event_id, tok) rows: lower-case words, no stopwords, 2 to 40 characters."""
+    stop = ", ".join(f"'{w}'" for w in sorted(STOPWORDS))
     return (
-        f"SELECT event_id, stem(tok, 'porter') AS term FROM ("
-        f"SELECT {id_expr} AS event_id, unnest(regexp_split_to_array(lower({text_expr}), '{_SPLIT}')) AS tok"
-        f" FROM {{source}}) WHERE length(tok) BETWEEN 2 AND 40 AND tok NOT IN ({stop})"
+        f"SELECT event_id, tok FROM ("
+        f"SELECT {id_expr} AS event_id, unnest(regexp_split_to_array(lower({text_expr}), '{SPLIT_SQL}')) AS tok"
+        f" FROM {source}) WHERE length(tok) BETWEEN {MIN_WORD} AND {MAX_WORD} AND tok NOT IN ({stop})"
     )
 
 
 def stage_tokens(con: duckdb.DuckDBPyConnection, source: str) -> None:
-    """Tokenise ``source`` (a relation with columns id, text) into the temp table ``batch_tokens``."""
-    con.execute("DROP TABLE IF EXISTS batch_tokens")
-    sql = _tokens_sql("text", "id").replace("{source}", source)
-    con.execute(f"CREATE TEMP TABLE batch_tokens AS {sql}")
+    """Tokenise ``source`` (a relation with columns id, text) into the temp tables ``batch_tokens``
+    (event_id, term, tf) and ``batch_lengths`` (event_id, dl). Each distinct word is stemmed once."""
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE batch_words AS SELECT event_id, tok, count(*)::INTEGER AS n "
+        f"FROM ({_split_sql('text', 'id', source)}) GROUP BY ALL"
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE batch_tokens AS "
+        "SELECT w.event_id, s.term, sum(w.n)::INTEGER AS tf FROM batch_words w "
+        "JOIN (SELECT tok, stem(tok, 'porter') AS term FROM (SELECT DISTINCT tok FROM batch_words)) s USING (tok) "
+        "GROUP BY ALL"
+    )
+    con.execute("DROP TABLE batch_words")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE batch_lengths AS "
+        "SELECT event_id, sum(tf)::INTEGER AS dl FROM batch_tokens GROUP BY event_id"
+    )
 
 
 def index_staged(con: duckdb.DuckDBPyConnection) -> None:
     """Add the postings of ``batch_tokens`` to the delta table and drop the staging table."""
-    con.execute("INSERT INTO kw_delta SELECT term, event_id, count(*)::INTEGER FROM batch_tokens GROUP BY ALL")
+    con.execute("INSERT INTO kw_delta SELECT term, event_id, tf, dl FROM batch_tokens JOIN batch_lengths USING (event_id)")
     con.execute("DROP TABLE batch_tokens")
+    con.execute("DROP TABLE batch_lengths")
 
 
 def delete(con: duckdb.DuckDBPyConnection, id_relation: str) -> None:
@@ -119,35 +125,45 @@ def filter_sql(filters: KeywordFilters, alias: str = "e") -> tuple[str, list[obj
     return "".join(f" AND {c}" for c in clauses), params
 
 
+def corpus_stats(con: duckdb.DuckDBPyConnection) -> tuple[int, float]:
+    """(number of events, average indexed length) for BM25's idf and length normalisation."""
+    row = con.execute("SELECT count(*), coalesce(avg(kw_len), 1) FROM events").fetchone()
+    return (int(row[0]), max(float(row[1]), 1.0)) if row else (0, 1.0)
+
+
 def search(
-    con: duckdb.DuckDBPyConnection, query: str, filters: KeywordFilters, limit: int
+    con: duckdb.DuckDBPyConnection,
+    terms: list[str],
+    filters: KeywordFilters,
+    limit: int,
+    stats: tuple[int, float] | None = None,
 ) -> list[tuple[int, float]]:
-    """Top ``limit`` (event id, BM25 score) pairs for ``query``, best first."""
+    """Top ``limit`` (event id, BM25 score) pairs for stemmed ``terms``, best first.
+
+    One equality scan per term (not ``term IN (...)``): DuckDB then prunes kw_main's row groups by
+    their min/max statistics for each term, instead of scanning the whole range between the
+    alphabetically first and last query terms."""
+    if not terms:
+        return []
+    n, avgdl = stats or corpus_stats(con)
     where, params = filter_sql(filters)
-    query_terms = _tokens_sql("?", "0").replace("{source}", "(SELECT 1)")
+    postings = " UNION ALL ".join(
+        f"SELECT term, event_id, tf, dl FROM {table} WHERE term = ?"
+        for _ in terms for table in ("kw_main", "kw_delta")
+    )
+    join_events = "JOIN events e ON e.id = p.event_id" if where else ""
     sql = f"""
-        WITH qt AS (SELECT DISTINCT term FROM ({query_terms})),
-        p AS (
-            SELECT term, event_id, tf FROM kw_main WHERE term IN (SELECT term FROM qt)
-            UNION ALL
-            SELECT term, event_id, tf FROM kw_delta WHERE term IN (SELECT term FROM qt)
-        ),
-        df AS (SELECT term, count(*) AS df FROM p GROUP BY term),
-        st AS (SELECT count(*) AS n, greatest(avg(kw_len), 1) AS avgdl FROM events)
+        WITH p AS ({postings}),
+        df AS (SELECT term, count(*) AS df FROM p GROUP BY term)
         SELECT p.event_id,
-               sum(ln((st.n - df.df + 0.5) / (df.df + 0.5) + 1)
-                   * p.tf * ({K1} + 1) / (p.tf + {K1} * (1 - {B} + {B} * e.kw_len / st.avgdl))) AS score
-        FROM p JOIN df USING (term) JOIN events e ON e.id = p.event_id CROSS JOIN st
+               sum(ln((? - df.df + 0.5) / (df.df + 0.5) + 1)
+                   * p.tf * ({K1} + 1) / (p.tf + {K1} * (1 - {B} + {B} * p.dl / ?))) AS score
+        FROM p JOIN df USING (term) {join_events}
         WHERE TRUE {where}
         GROUP BY p.event_id
         ORDER BY score DESC, p.event_id
         LIMIT ?
     """
-    rows = con.execute(sql, [query, *params, limit]).fetchall()
+    term_params = [t for t in terms for _ in range(2)]
+    rows = con.execute(sql, [*term_params, n, avgdl, *params, limit]).fetchall()
     return [(int(r[0]), float(r[1])) for r in rows]
-
-
-def query_terms(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
-    """The stemmed terms a query searches for (for snippets and explanations)."""
-    sql = _tokens_sql("?", "0").replace("{source}", "(SELECT 1)")
-    return [str(r[0]) for r in con.execute(f"SELECT DISTINCT term FROM ({sql})", [query]).fetchall()]

@@ -12,7 +12,7 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         CREATE TABLE events (
             id            BIGINT PRIMARY KEY,          -- hash of dedupe_key: stable across re-imports
             seq           BIGINT NOT NULL,             -- insertion order, assigned by the single writer
-            dedupe_key    VARCHAR NOT NULL UNIQUE,
+            dedupe_key    VARCHAR NOT NULL,            -- id is its hash; the primary key enforces uniqueness
             type          VARCHAR NOT NULL,
             session_id    VARCHAR NOT NULL,
             project       VARCHAR,
@@ -81,8 +81,9 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         """
         -- BM25 postings maintained incrementally by the writer. kw_main is kept sorted by term so that
         -- DuckDB's zone maps skip most of it; new postings land in kw_delta and are merged in batches.
-        CREATE TABLE kw_main  (term VARCHAR NOT NULL, event_id BIGINT NOT NULL, tf INTEGER NOT NULL);
-        CREATE TABLE kw_delta (term VARCHAR NOT NULL, event_id BIGINT NOT NULL, tf INTEGER NOT NULL);
+        -- dl (the event's indexed length) is repeated on each posting so unfiltered queries never join events.
+        CREATE TABLE kw_main  (term VARCHAR NOT NULL, event_id BIGINT NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL);
+        CREATE TABLE kw_delta (term VARCHAR NOT NULL, event_id BIGINT NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL);
         """,
     ),
 )

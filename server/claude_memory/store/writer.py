@@ -99,9 +99,9 @@ class EventWriter:
         unique: dict[str, ParsedEvent] = {}
         for event in events:
             unique.setdefault(event.dedupe_key, event)
-        batch = _event_table(list(unique.values()))  # noqa: F841 - read by DuckDB's replacement scan
         con = self.con
         now = utc_now()
+        con.register("batch", _event_table(list(unique.values())))
         con.execute("BEGIN TRANSACTION")
         try:
             con.execute(
@@ -117,10 +117,9 @@ class EventWriter:
                        b.dedupe_key, b.type, b.session_id, b.project, b.agent_id, b.is_sidechain,
                        TRY_CAST(b.ts AS TIMESTAMPTZ)::TIMESTAMP, b.text, b.message_id, b.tool_name, b.tool_use_id,
                        b.files, b.cwd, b.git_branch, b.source_path, b.line_start, b.line_end, b.byte_start,
-                       b.byte_end, b.source_uuid, b.metadata::JSON, coalesce(l.n, 0), ?
+                       b.byte_end, b.source_uuid, b.metadata::JSON, coalesce(l.dl, 0), ?
                 FROM batch_new b
-                LEFT JOIN (SELECT event_id, count(*)::INTEGER AS n FROM batch_tokens GROUP BY 1) l
-                       ON l.event_id = b.id
+                LEFT JOIN batch_lengths l ON l.event_id = b.id
                 ORDER BY b.pos
                 """,
                 [now],
@@ -137,48 +136,81 @@ class EventWriter:
         except Exception:
             con.execute("ROLLBACK")
             raise
+        finally:
+            for name in ("batch", "session_rows", "agent_rows", "checkpoint_rows"):
+                con.unregister(name)
         return inserted
 
     def _upsert_sessions(self, sessions: list[SessionInfo], now: datetime) -> None:
-        con = self.con
-        for s in sessions:
-            con.execute(
-                """
-                INSERT INTO sessions (session_id, project, cwd, title, git_branch, cc_version, transcript,
-                                      first_ts, last_ts)
-                SELECT ?, ?, ?, ?, ?, ?, ?, min(ts), max(ts) FROM events WHERE session_id = ?
-                ON CONFLICT (session_id) DO UPDATE SET
-                    project = coalesce(sessions.project, excluded.project),
-                    cwd = coalesce(sessions.cwd, excluded.cwd),
-                    title = coalesce(excluded.title, sessions.title),
-                    git_branch = coalesce(excluded.git_branch, sessions.git_branch),
-                    cc_version = coalesce(excluded.cc_version, sessions.cc_version),
-                    transcript = coalesce(sessions.transcript, excluded.transcript),
-                    first_ts = excluded.first_ts, last_ts = excluded.last_ts
-                """,
-                [s.session_id, s.project, s.cwd, s.title, s.git_branch, s.cc_version, s.transcript,
-                 s.session_id],
-            )
-            if s.project:
-                con.execute(
-                    "INSERT INTO projects VALUES (?, ?, ?) ON CONFLICT (project) DO UPDATE SET "
-                    "last_seen = excluded.last_seen",
-                    [s.project, now, now],
-                )
+        """Insert or update sessions; their time span grows with the events just inserted."""
+        if not sessions:
+            return
+        self.con.register("session_rows", pa.table(
+            {
+                "session_id": [s.session_id for s in sessions], "project": [s.project for s in sessions],
+                "cwd": [s.cwd for s in sessions], "title": [s.title for s in sessions],
+                "git_branch": [s.git_branch for s in sessions], "cc_version": [s.cc_version for s in sessions],
+                "transcript": [s.transcript for s in sessions],
+            },
+            schema=pa.schema([(n, pa.string()) for n in (
+                "session_id", "project", "cwd", "title", "git_branch", "cc_version", "transcript")]),
+        ))
+        self.con.execute(
+            """
+            INSERT INTO sessions
+            SELECT s.session_id, s.project, s.cwd, s.title, s.git_branch, s.cc_version, s.transcript,
+                   t.first_ts, t.last_ts
+            FROM session_rows s LEFT JOIN (
+                SELECT session_id, min(TRY_CAST(ts AS TIMESTAMPTZ)::TIMESTAMP) AS first_ts,
+                       max(TRY_CAST(ts AS TIMESTAMPTZ)::TIMESTAMP) AS last_ts
+                FROM batch_new GROUP BY session_id
+            ) t USING (session_id)
+            ON CONFLICT (session_id) DO UPDATE SET
+                project = coalesce(sessions.project, excluded.project),
+                cwd = coalesce(sessions.cwd, excluded.cwd),
+                title = coalesce(excluded.title, sessions.title),
+                git_branch = coalesce(excluded.git_branch, sessions.git_branch),
+                cc_version = coalesce(excluded.cc_version, sessions.cc_version),
+                transcript = coalesce(sessions.transcript, excluded.transcript),
+                first_ts = least(sessions.first_ts, excluded.first_ts),
+                last_ts = greatest(sessions.last_ts, excluded.last_ts)
+            """
+        )
+        self.con.execute(
+            "INSERT INTO projects SELECT DISTINCT project, ?, ? FROM session_rows WHERE project IS NOT NULL "
+            "ON CONFLICT (project) DO UPDATE SET last_seen = excluded.last_seen",
+            [now, now],
+        )
 
     def _upsert_subagents(self, subagents: list[SubagentInfo]) -> None:
-        for a in subagents:
-            self.con.execute(
-                "INSERT OR REPLACE INTO subagents VALUES (?, ?, ?, ?, ?)",
-                [a.session_id, a.agent_id, a.agent_type, a.description, a.transcript],
-            )
+        if not subagents:
+            return
+        self.con.register("agent_rows", pa.table(
+            {
+                "session_id": [a.session_id for a in subagents], "agent_id": [a.agent_id for a in subagents],
+                "agent_type": [a.agent_type for a in subagents],
+                "description": [a.description for a in subagents], "transcript": [a.transcript for a in subagents],
+            },
+            schema=pa.schema([(n, pa.string()) for n in (
+                "session_id", "agent_id", "agent_type", "description", "transcript")]),
+        ))
+        self.con.execute("INSERT OR REPLACE INTO subagents SELECT * FROM agent_rows")
 
     def _save_checkpoints(self, checkpoints: list[Checkpoint], now: datetime) -> None:
-        for c in checkpoints:
-            self.con.execute(
-                "INSERT OR REPLACE INTO ingest_checkpoints VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [c.path, c.device, c.inode, c.head_hash, c.size, c.byte_offset, c.line_no, now],
-            )
+        if not checkpoints:
+            return
+        self.con.register("checkpoint_rows", pa.table(
+            {
+                "path": [c.path for c in checkpoints], "device": [c.device for c in checkpoints],
+                "inode": [c.inode for c in checkpoints], "head_hash": [c.head_hash for c in checkpoints],
+                "size": [c.size for c in checkpoints], "byte_offset": [c.byte_offset for c in checkpoints],
+                "line_no": [c.line_no for c in checkpoints],
+            },
+            schema=pa.schema([("path", pa.string()), ("device", pa.int64()), ("inode", pa.int64()),
+                              ("head_hash", pa.string()), ("size", pa.int64()), ("byte_offset", pa.int64()),
+                              ("line_no", pa.int64())]),
+        ))
+        self.con.execute("INSERT OR REPLACE INTO ingest_checkpoints SELECT *, ? FROM checkpoint_rows", [now])
 
     def merge_keyword_index(self, *, force: bool = False) -> int:
         if force or keyword.delta_rows(self.con) >= keyword.MERGE_THRESHOLD_ROWS:
@@ -201,19 +233,15 @@ class EventWriter:
             con.execute(
                 "DELETE FROM sessions WHERE session_id NOT IN (SELECT DISTINCT session_id FROM events)"
             )
+            con.execute(
+                "UPDATE sessions SET first_ts = t.first_ts, last_ts = t.last_ts FROM "
+                "(SELECT session_id, min(ts) AS first_ts, max(ts) AS last_ts FROM events GROUP BY 1) t "
+                "WHERE sessions.session_id = t.session_id"
+            )
             con.execute("DELETE FROM subagents WHERE session_id NOT IN (SELECT session_id FROM sessions)")
             con.execute("DROP TABLE doomed")
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
             raise
-        if count:
-            self.compact()
         return count
-
-    def compact(self) -> None:
-        """Rewrite the tables forgotten rows lived in, so no copy of their text stays in the file."""
-        con = self.con
-        con.execute("CHECKPOINT")
-        con.execute("VACUUM")
-        con.execute("CHECKPOINT")

@@ -1,0 +1,76 @@
+"""Keyword search latency at 100,000 events (service call on a warm connection, as the memory service
+will serve it).
+
+    .venv/bin/python bench/bench_import.py --keep     # builds bench/out/store-100000-seed1 once
+    .venv/bin/python bench/bench_search.py [--events 100000] [--queries 300]
+
+Queries are 1-3 words drawn from the corpus's own vocabulary (so they hit), half of them scoped to a
+project. Target: p50 <= 20 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import time
+
+from common import OUT, machine, percentile
+
+from claude_memory.service.memory import Memory
+from claude_memory.store.keyword import KeywordFilters
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+    data = OUT / f"store-{args.events}-seed{args.seed}"
+    if not (data / "memory.duckdb").exists():
+        raise SystemExit(f"No store at {data}; run bench/bench_import.py --events {args.events} --keep first.")
+    rng = random.Random(42)
+    with Memory(data) as memory:
+        sample = memory.con.execute(
+            "SELECT text, project FROM events USING SAMPLE 2000 ROWS (reservoir, 7)"
+        ).fetchall()
+        words = [
+            (w, project) for text, project in sample for w in re.findall(r"[A-Za-z][A-Za-z_]{3,}", text)
+        ]
+        queries = []
+        for i in range(args.queries):
+            picks = rng.sample(words, rng.randint(1, 3))
+            scoped = i % 2 == 1
+            queries.append((" ".join(w for w, _ in picks), picks[0][1] if scoped else None))
+        for q, project in queries[:20]:  # warm-up
+            memory.search(q, KeywordFilters(project=project), 10)
+        timings: dict[str, list[float]] = {"all": [], "unscoped": [], "project_scoped": []}
+        hits = 0
+        for q, project in queries:
+            started = time.perf_counter()
+            results, _ = memory.search(q, KeywordFilters(project=project), 10)
+            ms = (time.perf_counter() - started) * 1000
+            hits += bool(results)
+            timings["all"].append(ms)
+            timings["project_scoped" if project else "unscoped"].append(ms)
+        stats = memory.stats()
+    print(json.dumps({
+        "benchmark": "keyword search (BM25, top 10, hydrated results with snippets)",
+        "machine": machine(),
+        "events": stats["events"],
+        "postings": stats["keyword_index"]["postings"],
+        "unmerged_postings": stats["keyword_index"]["unmerged_postings"],
+        "queries": len(queries),
+        "queries_with_results": hits,
+        "latency_ms": {
+            name: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2),
+                   "p99": round(percentile(v, 99), 2), "max": round(max(v), 2)}
+            for name, v in timings.items()
+        },
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()

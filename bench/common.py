@@ -1,0 +1,58 @@
+"""Helpers shared by the benchmark scripts (not a test module: benchmarks print figures, they assert nothing)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import platform
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+OUT = BENCH / "out"
+
+
+def load_corpus_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_corpus", BENCH / "corpus.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_corpus"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def corpus_dir(events: int, seed: int) -> tuple[Path, Any]:
+    """A generated Claude home with ``events`` events, cached under bench/out/."""
+    corpus = load_corpus_module()
+    home = OUT / f"corpus-{events}-seed{seed}"
+    marker = home / ".truth"
+    if not marker.exists():
+        import shutil
+
+        shutil.rmtree(home, ignore_errors=True)
+        truth = corpus.generate(home, events, seed=seed)
+        marker.write_text(str(truth.events()))
+    return home, int(marker.read_text())
+
+
+def machine() -> dict[str, Any]:
+    mem_kb = 0
+    try:
+        with open("/proc/meminfo") as fh:
+            mem_kb = int(fh.readline().split()[1])
+    except OSError:
+        pass
+    return {
+        "cpus": os.cpu_count(),
+        "memory_gib": round(mem_kb / 2**20, 1),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]

@@ -1,0 +1,105 @@
+"""The real ``claude-memory`` command, run as a user would, against the real fixture tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+
+def cli(data_dir: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CLAUDE_MEMORY_HOME": str(data_dir), "COLUMNS": "200"}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    return subprocess.run(
+        [sys.executable, "-m", "claude_memory", *args], env=env, input=stdin, capture_output=True, text=True,
+        timeout=120,
+    )
+
+
+def as_json(result: subprocess.CompletedProcess[str]) -> Any:
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path) -> Path:
+    data = tmp_path_factory.mktemp("cli") / "data"
+    report = as_json(cli(data, "import", "--claude-home", str(fixtures_home), "--json", "--settle-seconds", "0"))
+    assert report["events"]["new"] > 600
+    assert report["files"]["found"] == 14 and report["files"]["skipped"] == {"compaction summariser transcript": 1}
+    assert report["skipped_lines"]["total"] == 0
+    return data
+
+
+def test_search_json_shape_and_project_scope(imported: Path) -> None:
+    out = as_json(cli(imported, "search", "hello-from-mock", "--project", "/home/dev/work", "--limit", "3", "--json"))
+    assert set(out) == {"results", "meta"}
+    assert 1 <= len(out["results"]) <= 3 and out["meta"]["count"] == len(out["results"])
+    for result in out["results"]:
+        assert {"id", "score", "type", "timestamp", "session_id", "project", "text", "source"} <= set(result)
+        assert result["project"] == "/home/dev/work"
+        assert {"path", "line_start", "line_end", "uuid"} <= set(result["source"])
+        assert Path(result["source"]["path"]).is_file()
+        assert "hello" in result["text"].lower()
+    scores = [r["score"] for r in out["results"]]
+    assert scores == sorted(scores, reverse=True)
+    other = as_json(cli(imported, "search", "hello-from-mock", "--project", "/home/marco/projects/spotter", "--json"))
+    assert other["results"] == []
+
+
+def test_search_filters_by_type_and_time(imported: Path) -> None:
+    tools = as_json(cli(imported, "search", "mix format", "--type", "tool_use", "--json", "--limit", "20"))
+    assert tools["results"] and {r["type"] for r in tools["results"]} == {"tool_use"}
+    early = as_json(cli(imported, "search", "mix format", "--until", "2000-01-01", "--json"))
+    assert early["results"] == []
+
+
+def test_history_sessions_stats(imported: Path) -> None:
+    sessions = as_json(cli(imported, "sessions", "--json", "--limit", "50"))["sessions"]
+    assert len(sessions) == 12
+    session = sessions[0]["session_id"]
+    events = as_json(cli(imported, "history", "--session", session, "--json", "--limit", "500"))["events"]
+    assert events and {e["session_id"] for e in events} == {session}
+    stamps = [e["timestamp"] for e in events]
+    assert stamps == sorted(stamps, reverse=True)
+    stats = as_json(cli(imported, "stats", "--json"))
+    assert stats["events"] == sum(stats["events_by_type"].values()) > 600
+    assert stats["sessions"] == 12 and stats["schema_version"] >= 2
+    human = cli(imported, "stats")
+    assert human.returncode == 0 and "Events:" in human.stdout
+
+
+def test_errors_are_one_sentence_with_meaningful_exit_codes(imported: Path, tmp_path: Path) -> None:
+    missing = cli(tmp_path / "d", "import", "--claude-home", str(tmp_path / "nope"))
+    assert missing.returncode == 1 and missing.stderr.startswith("Error: ") and "does not exist" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    bad_type = cli(imported, "search", "x", "--type", "nonsense")
+    assert bad_type.returncode == 2 and "nonsense" in bad_type.stderr
+    nothing = cli(imported, "forget", "--session", "no-such-session", "--yes")
+    assert nothing.returncode == 4 and "Nothing matches" in nothing.stderr
+    unconfirmed = cli(imported, "forget", "--project", "/home/dev/work")
+    assert unconfirmed.returncode == 1 and "--yes" in unconfirmed.stderr
+    bad_date = cli(imported, "forget", "--before", "yesterdayish", "--yes")
+    assert bad_date.returncode == 2 and "yesterdayish" in bad_date.stderr
+    con = duckdb.connect(str(imported / "memory.duckdb"))  # another process holds the store
+    try:
+        busy = cli(imported, "stats")
+    finally:
+        con.close()
+    assert busy.returncode == 3 and "in use by another process" in busy.stderr
+
+
+def test_forget_session_with_yes(imported: Path) -> None:
+    before = as_json(cli(imported, "stats", "--json"))["events"]
+    out = as_json(cli(imported, "forget", "--session", "dc75efdc-6adf-4400-9099-a7992cc138fc", "--yes", "--json"))
+    assert out["forgotten"] > 0
+    after = as_json(cli(imported, "stats", "--json"))
+    assert after["events"] == before - out["forgotten"] and after["forgotten_events"] >= out["forgotten"]
+    history = as_json(cli(imported, "history", "--session", "dc75efdc-6adf-4400-9099-a7992cc138fc", "--json"))
+    assert history["events"] == []
