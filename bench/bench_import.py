@@ -15,9 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import OUT, corpus_dir, machine
-
 from claude_memory.service.memory import Memory
+from common import OUT, corpus_dir, machine
 
 
 def main() -> None:

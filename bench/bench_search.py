@@ -16,10 +16,9 @@ import random
 import re
 import time
 
-from common import OUT, machine, percentile
-
 from claude_memory.service.memory import Memory
 from claude_memory.store.keyword import KeywordFilters
+from common import OUT, machine, percentile
 
 
 def main() -> None:
@@ -33,12 +32,8 @@ def main() -> None:
         raise SystemExit(f"No store at {data}; run bench/bench_import.py --events {args.events} --keep first.")
     rng = random.Random(42)
     with Memory(data) as memory:
-        sample = memory.con.execute(
-            "SELECT text, project FROM events USING SAMPLE 2000 ROWS (reservoir, 7)"
-        ).fetchall()
-        words = [
-            (w, project) for text, project in sample for w in re.findall(r"[A-Za-z][A-Za-z_]{3,}", text)
-        ]
+        sample = memory.con.execute("SELECT text, project FROM events USING SAMPLE 2000 ROWS (reservoir, 7)").fetchall()
+        words = [(w, project) for text, project in sample for w in re.findall(r"[A-Za-z][A-Za-z_]{3,}", text)]
         queries = []
         for i in range(args.queries):
             picks = rng.sample(words, rng.randint(1, 3))
@@ -56,20 +51,29 @@ def main() -> None:
             timings["all"].append(ms)
             timings["project_scoped" if project else "unscoped"].append(ms)
         stats = memory.stats()
-    print(json.dumps({
-        "benchmark": "keyword search (BM25, top 10, hydrated results with snippets)",
-        "machine": machine(),
-        "events": stats["events"],
-        "postings": stats["keyword_index"]["postings"],
-        "unmerged_postings": stats["keyword_index"]["unmerged_postings"],
-        "queries": len(queries),
-        "queries_with_results": hits,
-        "latency_ms": {
-            name: {"p50": round(percentile(v, 50), 2), "p95": round(percentile(v, 95), 2),
-                   "p99": round(percentile(v, 99), 2), "max": round(max(v), 2)}
-            for name, v in timings.items()
-        },
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "benchmark": "keyword search (BM25, top 10, hydrated results with snippets)",
+                "machine": machine(),
+                "events": stats["events"],
+                "postings": stats["keyword_index"]["postings"],
+                "unmerged_postings": stats["keyword_index"]["unmerged_postings"],
+                "queries": len(queries),
+                "queries_with_results": hits,
+                "latency_ms": {
+                    name: {
+                        "p50": round(percentile(v, 50), 2),
+                        "p95": round(percentile(v, 95), 2),
+                        "p99": round(percentile(v, 99), 2),
+                        "max": round(max(v), 2),
+                    }
+                    for name, v in timings.items()
+                },
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

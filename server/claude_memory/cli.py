@@ -80,7 +80,9 @@ def _parse_time(value: str | None, option: str) -> datetime | None:
     try:
         parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise typer.BadParameter(f"'{value}' is not a date like 2026-01-31 or 2026-01-31T14:00", param_hint=option)
+        raise typer.BadParameter(
+            f"'{value}' is not a date like 2026-01-31 or 2026-01-31T14:00", param_hint=option
+        ) from None
     return parsed if parsed.tzinfo else parsed.astimezone()
 
 
@@ -102,8 +104,12 @@ def main_callback(
     ctx: typer.Context,
     data_dir: Annotated[
         Path | None,
-        typer.Option("--data-dir", envvar="CLAUDE_MEMORY_HOME", help="Where the memory store lives.",
-                     show_default="the platform's user data directory"),
+        typer.Option(
+            "--data-dir",
+            envvar="CLAUDE_MEMORY_HOME",
+            help="Where the memory store lives.",
+            show_default="the platform's user data directory",
+        ),
     ] = None,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
@@ -134,8 +140,7 @@ def _report_text(report: ImportReport, console: Console) -> None:
         console.print(f"Files not read: {count} ({reason})")
     privacy = data["privacy"]
     console.print(
-        f"Secrets masked: {privacy['secrets_masked']}; private sections removed: "
-        f"{privacy['private_sections_removed']}."
+        f"Secrets masked: {privacy['secrets_masked']}; private sections removed: {privacy['private_sections_removed']}."
     )
     if privacy["unclosed_private_tags"]:
         console.print("Warning: some text had an unclosed <private> tag; that text was stored as written.")
@@ -154,8 +159,11 @@ def import_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     settle_seconds: Annotated[
         float,
-        typer.Option("--settle-seconds", min=0,
-                     help="A transcript untouched this long is treated as finished (open tool calls are stored)."),
+        typer.Option(
+            "--settle-seconds",
+            min=0,
+            help="A transcript untouched this long is treated as finished (open tool calls are stored).",
+        ),
     ] = 60.0,
 ) -> None:
     """Import Claude Code history (all sessions, subagents included). Safe to run again at any time."""
@@ -171,7 +179,11 @@ def import_cmd(
         show_bar = err.is_terminal and not as_json
         if show_bar:
             with Progress(
-                TextColumn("Importing"), BarColumn(), DownloadColumn(), TimeRemainingColumn(), console=err,
+                TextColumn("Importing"),
+                BarColumn(),
+                DownloadColumn(),
+                TimeRemainingColumn(),
+                console=err,
                 transient=True,
             ) as bar:
                 task = bar.add_task("import", total=importer.pending_bytes(found.files))

@@ -17,7 +17,11 @@ def cli(data_dir: Path, *args: str, stdin: str | None = None) -> subprocess.Comp
     env = {**os.environ, "CLAUDE_MEMORY_HOME": str(data_dir), "COLUMNS": "200"}
     env.pop("CLAUDE_CONFIG_DIR", None)
     return subprocess.run(
-        [sys.executable, "-m", "claude_memory", *args], env=env, input=stdin, capture_output=True, text=True,
+        [sys.executable, "-m", "claude_memory", *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
         timeout=120,
     )
 

@@ -15,8 +15,14 @@ def _line(obj: dict[str, object]) -> str:
 
 
 def _prompt(uuid: str, session: str, text: str, ts: str) -> dict[str, object]:
-    return {"type": "user", "uuid": uuid, "sessionId": session, "timestamp": ts, "cwd": "/nonexistent/proj",
-            "message": {"role": "user", "content": text}}
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "sessionId": session,
+        "timestamp": ts,
+        "cwd": "/nonexistent/proj",
+        "message": {"role": "user", "content": text},
+    }
 
 
 def write_home(home: Path) -> None:
@@ -50,7 +56,9 @@ def test_forget_event_removes_it_everywhere_and_reimport_does_not_restore_it(tmp
         hits, _ = memory.search("zebraquokka", KeywordFilters(), 5)
         assert hits == []
         postings = memory.con.execute("SELECT count(*) FROM kw_main WHERE event_id = ?", [hit.event.id]).fetchone()
-        postings_delta = memory.con.execute("SELECT count(*) FROM kw_delta WHERE event_id = ?", [hit.event.id]).fetchone()
+        postings_delta = memory.con.execute(
+            "SELECT count(*) FROM kw_delta WHERE event_id = ?", [hit.event.id]
+        ).fetchone()
         assert postings == (0,) and postings_delta == (0,)
         assert memory.stats()["forgotten_events"] == 1
         memory.con.execute("DELETE FROM ingest_checkpoints")  # force a full re-read of the transcripts

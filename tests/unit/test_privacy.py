@@ -131,9 +131,7 @@ def test_comment_format_only_when_enabled() -> None:
 
 
 def test_all_formats_together() -> None:
-    out, report = ALL.filter(
-        "1 <private>a</private> 2 [private]b[/private] 3 <!-- private -->c<!-- /private -->"
-    )
+    out, report = ALL.filter("1 <private>a</private> 2 [private]b[/private] 3 <!-- private -->c<!-- /private -->")
     assert out == "1 [PRIVATE] 2 [PRIVATE] 3 [PRIVATE]"
     assert report.private_sections == 3
 
@@ -225,8 +223,7 @@ CASES_WHOLE = {
     "stripe_restricted": "rk_live_" + "51H8aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hI6kL9nO2",
     "stripe_test": "sk_test_" + "4eC39HqLyjWDarjtT1zdp7dc",
     "npm": "npm_" + "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hI6",
-    "pypi": "pypi-AgEIcHlwaS5vcmc"
-    + "CJDQ2YzE3NzM4LWQ5ZTAtNDlmNC1hYTk5LTgyNjQ5Nzc1ZTcwMQACKlszLCJkNmY0ZDY0Zi1l",
+    "pypi": "pypi-AgEIcHlwaS5vcmc" + "CJDQ2YzE3NzM4LWQ5ZTAtNDlmNC1hYTk5LTgyNjQ5Nzc1ZTcwMQACKlszLCJkNmY0ZDY0Zi1l",
     "sendgrid": "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",
     "twilio_sid": "AC" + "0123456789abcdef0123456789abcdef",
     "twilio_key": "SK" + "0123456789abcdef0123456789abcdef",
@@ -263,10 +260,7 @@ def test_token_glued_to_other_text_is_not_a_token() -> None:
 
 
 def test_aws_secret_key_assignment() -> None:
-    text = (
-        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
-        "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE"
-    )
+    text = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\nAWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE"
     out, report = DEFAULT.filter(text)
     assert out == "aws_secret_access_key = [REDACTED]\nAWS_ACCESS_KEY_ID=[REDACTED]"
     assert report.secrets_masked == 2
@@ -325,8 +319,7 @@ def test_pem_block_in_json_escaped_string_and_truncated() -> None:
     )
     assert run(escaped) == '{"content": "[REDACTED]\\n"}'
     truncated = (
-        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
-        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nAAAAAAABAAABFwAAAAdzc2gtcn\n"
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nAAAAAAABAAABFwAAAAdzc2gtcn\n"
     )
     out = run(truncated)
     assert "b3Blbn" not in out and "AAAAAAAB" not in out
@@ -477,9 +470,7 @@ def test_secret_marker_configurable() -> None:
 
 
 def test_custom_patterns_and_invalid_pattern() -> None:
-    flt = PrivacyFilter(
-        PrivacySettings(custom_patterns=(r"ACME-\d{6}", r"(unclosed", r"internal\.example\.com"))
-    )
+    flt = PrivacyFilter(PrivacySettings(custom_patterns=(r"ACME-\d{6}", r"(unclosed", r"internal\.example\.com")))
     assert flt.invalid_patterns == ("(unclosed",)
     out, report = flt.filter("ticket ACME-123456 on internal.example.com, not ACME-12")
     assert out == "ticket [REDACTED] on [REDACTED], not ACME-12"
@@ -648,3 +639,22 @@ def test_private_content_never_survives(secret: str) -> None:
     assert out == "before [PRIVATE] after"
     # the report holds nothing but its five counters/flags
     assert repr(report) == repr(PrivacyReport(**report.as_metadata()))  # type: ignore[arg-type]
+
+
+_SHORT_ALPHABET = string.ascii_letters + string.digits + "=:_-<>[]/ !'\"`"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_SHORT_ALPHABET, max_size=7))
+def test_short_text_fast_path_agrees_with_the_full_rules(text: str) -> None:
+    """filter() skips texts under 8 characters; the full rules must leave every such text unchanged."""
+    f = PrivacyFilter(PrivacySettings(private_formats=("xml", "bracket", "comment")))
+    report = PrivacyReport()
+    assert f._secrets(f._private(text, report, ""), report, "") == text
+    assert report.secrets_masked == 0 and report.private_sections == 0
+
+
+def test_short_text_still_goes_through_custom_patterns() -> None:
+    f = PrivacyFilter(PrivacySettings(custom_patterns=(r"\d{4}",)))
+    assert f.filter("pin 1234")[0] == "pin [REDACTED]"
+    assert f.filter("1234")[0] == "[REDACTED]"

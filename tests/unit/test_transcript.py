@@ -17,8 +17,14 @@ from claude_memory.core.transcript import TranscriptParser
 BIG = 16 << 20
 
 
-def parse_bytes(data: bytes, *, path: str = "t.jsonl", agent_id: str | None = None,
-                start: tuple[int, int] = (0, 1), max_line: int = BIG) -> tuple[list[ParsedEvent], TranscriptParser]:
+def parse_bytes(
+    data: bytes,
+    *,
+    path: str = "t.jsonl",
+    agent_id: str | None = None,
+    start: tuple[int, int] = (0, 1),
+    max_line: int = BIG,
+) -> tuple[list[ParsedEvent], TranscriptParser]:
     parser = TranscriptParser(path, session_hint="hint-session", agent_id=agent_id)
     parser.start_at(*start)
     out: list[ParsedEvent] = []
@@ -54,7 +60,10 @@ def test_one_api_message_over_three_lines_is_one_response_and_tool_call_is_paire
     assert last.get("toolUseResult", {}).get("stdout") is not None
     # Byte offsets point at exactly those lines.
     data = path.read_bytes()
-    assert data[tool.source.byte_start:tool.source.byte_end].count(b"\n") == tool.source.line_end - tool.source.line_start + 1
+    assert (
+        data[tool.source.byte_start : tool.source.byte_end].count(b"\n")
+        == tool.source.line_end - tool.source.line_start + 1
+    )
     responses = by_type(events, ev.AGENT_RESPONSE)
     message_ids = [r.message_id for r in responses]
     assert len(message_ids) == len(set(message_ids))
@@ -71,7 +80,8 @@ def test_compaction_boundary_and_summary_are_their_own_events(transcripts: Path)
     (real_boundary,) = by_type(auto, ev.COMPACTION)
     assert real_boundary.source.line_start == 754
     assert real_boundary.metadata == {
-        "trigger": "auto", "pre_tokens": 170251,
+        "trigger": "auto",
+        "pre_tokens": 170251,
         "logical_parent_uuid": json.loads(
             (transcripts / "marot-spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl").read_bytes().split(b"\n")[753]
         )["logicalParentUuid"],
@@ -145,23 +155,31 @@ def _line(obj: dict[str, object]) -> bytes:
 
 
 def _user(uuid: str, text: str) -> dict[str, object]:
-    return {"type": "user", "uuid": uuid, "sessionId": "s1", "timestamp": "2026-01-01T00:00:00.000Z",
-            "cwd": "/w", "message": {"role": "user", "content": text}}
+    return {
+        "type": "user",
+        "uuid": uuid,
+        "sessionId": "s1",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "cwd": "/w",
+        "message": {"role": "user", "content": text},
+    }
 
 
 def test_malformed_lines_are_reported_with_line_numbers_and_parsing_continues() -> None:
     huge = b'{"type":"user","x":"' + b"a" * 3000 + b'"}\n'
-    data = b"".join([
-        _line(_user("u1", "first prompt")),
-        b'{"type":"user","message":{"content":"trunc\n',  # truncated JSON
-        b"\xff\xfe\x00garbage\x80\n",  # binary / not UTF-8
-        b"[1,2,3]\n",  # JSON but not an object
-        huge,  # longer than the limit below
-        _line({"type": "brand-new-type", "uuid": "n1"}),  # unknown type: skipped, not an error
-        _line({"type": "user", "uuid": "u2", "message": "not-an-object"}),  # wrong structure
-        _line(_user("u3", "last prompt")),
-        b'{"type":"user","uuid":"u4","message":{"content":"cut off',  # unterminated final line
-    ])
+    data = b"".join(
+        [
+            _line(_user("u1", "first prompt")),
+            b'{"type":"user","message":{"content":"trunc\n',  # truncated JSON
+            b"\xff\xfe\x00garbage\x80\n",  # binary / not UTF-8
+            b"[1,2,3]\n",  # JSON but not an object
+            huge,  # longer than the limit below
+            _line({"type": "brand-new-type", "uuid": "n1"}),  # unknown type: skipped, not an error
+            _line({"type": "user", "uuid": "u2", "message": "not-an-object"}),  # wrong structure
+            _line(_user("u3", "last prompt")),
+            b'{"type":"user","uuid":"u4","message":{"content":"cut off',  # unterminated final line
+        ]
+    )
     events, parser = parse_bytes(data, max_line=2000)
     assert [e.text for e in events] == ["first prompt", "last prompt"]
     reasons = {i.line_no: i.reason for i in parser.issues}
@@ -183,25 +201,51 @@ def test_line_reader_handles_lines_across_chunk_boundaries() -> None:
     data = b"\n".join(lines) + b"\n"
     got = list(iter_lines(io.BytesIO(data), start_offset=0, start_line=1, max_line_bytes=1 << 21))
     assert [g.data for g in got] == lines
-    assert all(data[g.offset:g.end] == g.data + b"\n" for g in got if g.data is not None)
+    assert all(data[g.offset : g.end] == g.data + b"\n" for g in got if g.data is not None)
     capped = list(iter_lines(io.BytesIO(data), start_offset=0, start_line=1, max_line_bytes=1 << 20))
     assert [g.data is None for g in capped] == [False, False, False, False, True, False]
     assert capped[-1].data == b"x" * 7 and capped[-1].line_no == 6
 
 
 def test_file_paths_touched_by_tools() -> None:
-    call = {"type": "assistant", "uuid": "a1", "sessionId": "s1", "cwd": "/repo",
-            "message": {"id": "m1", "content": [
-                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "cat src/app.py && pytest tests/test_x.py -q"}},
-                {"type": "tool_use", "id": "t2", "name": "Edit", "input": {"file_path": "/repo/README.md", "old_string": "a", "new_string": "b"}},
+    call = {
+        "type": "assistant",
+        "uuid": "a1",
+        "sessionId": "s1",
+        "cwd": "/repo",
+        "message": {
+            "id": "m1",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "Bash",
+                    "input": {"command": "cat src/app.py && pytest tests/test_x.py -q"},
+                },
+                {
+                    "type": "tool_use",
+                    "id": "t2",
+                    "name": "Edit",
+                    "input": {"file_path": "/repo/README.md", "old_string": "a", "new_string": "b"},
+                },
                 {"type": "tool_use", "id": "t3", "name": "Grep", "input": {"pattern": "foo"}},
-            ]}}
-    result = {"type": "user", "uuid": "r1", "sessionId": "s1", "cwd": "/repo",
-              "message": {"content": [
-                  {"type": "tool_result", "tool_use_id": "t1", "content": "ok"},
-                  {"type": "tool_result", "tool_use_id": "t2", "content": "edited"},
-                  {"type": "tool_result", "tool_use_id": "t3", "content": "lib/a.py\nlib/b.py"},
-              ]}, "toolUseResult": {"filenames": ["/repo/lib/a.py", "/repo/lib/b.py"]}}
+            ],
+        },
+    }
+    result = {
+        "type": "user",
+        "uuid": "r1",
+        "sessionId": "s1",
+        "cwd": "/repo",
+        "message": {
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "ok"},
+                {"type": "tool_result", "tool_use_id": "t2", "content": "edited"},
+                {"type": "tool_result", "tool_use_id": "t3", "content": "lib/a.py\nlib/b.py"},
+            ]
+        },
+        "toolUseResult": {"filenames": ["/repo/lib/a.py", "/repo/lib/b.py"]},
+    }
     events, _ = parse_bytes(_line(call) + _line(result))
     files = {e.tool_use_id: e.files for e in events}
     assert files["t1"] == ["/repo/src/app.py", "/repo/tests/test_x.py"]
@@ -210,10 +254,19 @@ def test_file_paths_touched_by_tools() -> None:
 
 
 def test_tool_call_without_result_is_kept_open_until_finish() -> None:
-    call = {"type": "assistant", "uuid": "a1", "sessionId": "s1",
-            "message": {"id": "m1", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "sleep 1"}}]}}
+    call = {
+        "type": "assistant",
+        "uuid": "a1",
+        "sessionId": "s1",
+        "message": {
+            "id": "m1",
+            "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "sleep 1"}}],
+        },
+    }
     parser = TranscriptParser("t.jsonl", session_hint="s1")
-    raws = list(iter_lines(io.BytesIO(_line(_user("u0", "go")) + _line(call)), start_offset=0, start_line=1, max_line_bytes=BIG))
+    raws = list(
+        iter_lines(io.BytesIO(_line(_user("u0", "go")) + _line(call)), start_offset=0, start_line=1, max_line_bytes=BIG)
+    )
     emitted = [e for raw in raws for e in parser.feed(raw)]
     assert [e.type for e in emitted] == [ev.USER_PROMPT]
     assert parser.safe_offset() == (raws[1].offset, 2)  # held back at the open tool call
@@ -222,16 +275,30 @@ def test_tool_call_without_result_is_kept_open_until_finish() -> None:
 
 
 def _canonical(events: list[ParsedEvent]) -> dict[str, tuple[object, ...]]:
-    return {e.dedupe_key: (e.type, e.text, e.source.line_start, e.source.line_end, e.source.byte_start,
-                           e.source.byte_end, e.files, json.dumps(e.metadata, sort_keys=True)) for e in events}
+    return {
+        e.dedupe_key: (
+            e.type,
+            e.text,
+            e.source.line_start,
+            e.source.line_end,
+            e.source.byte_start,
+            e.source.byte_end,
+            e.files,
+            json.dumps(e.metadata, sort_keys=True),
+        )
+        for e in events
+    }
 
 
-@pytest.mark.parametrize("name", [
-    "generated-cc2.1.330__bash-tool-then-manual-compact.jsonl",
-    "generated-cc2.1.330__resume-read-failure-compact.jsonl",
-    "obra-episodic-memory__large-conversation.jsonl",
-    "marot-spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "generated-cc2.1.330__bash-tool-then-manual-compact.jsonl",
+        "generated-cc2.1.330__resume-read-failure-compact.jsonl",
+        "obra-episodic-memory__large-conversation.jsonl",
+        "marot-spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+    ],
+)
 def test_resuming_from_safe_offset_at_any_cut_reproduces_a_clean_parse(transcripts: Path, name: str) -> None:
     """The importer's crash-safety rests on this: stop anywhere, resume at safe_offset(), and the union
     of what was emitted before and after equals one clean parse, event for event."""

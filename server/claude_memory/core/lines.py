@@ -22,9 +22,7 @@ class RawLine:
     terminated: bool  # False for a final line without a newline (may still be being written)
 
 
-def iter_lines(
-    stream: BinaryIO, *, start_offset: int, start_line: int, max_line_bytes: int
-) -> Iterator[RawLine]:
+def iter_lines(stream: BinaryIO, *, start_offset: int, start_line: int, max_line_bytes: int) -> Iterator[RawLine]:
     stream.seek(start_offset)
     offset = start_offset
     line_no = start_line

@@ -35,21 +35,34 @@ Credentials (§7.2) — masked everywhere, inside code blocks too
       ``secret = get_secret()``, ``${PASSWORD}``, ``$PASSWORD``, ``<your-token>``, dotted
       attribute references, ``api_key=api_key`` and values shorter than 4 characters.
 
-Speed — ``PYTHONPATH=server .venv/bin/python <bench>`` where the bench times
-``PrivacyFilter().filter(text)`` with ``timeit`` (best of 5 × 20,000 calls), Python 3.11, one
-core of the 2-core dev container:
-    * 500-char prose, nothing to mask ........................... ~9 µs per text
-    * 500-char Python snippet, nothing to mask .................. ~17 µs per text
-    * ~450-char text with 3 credentials (token, URL pw, env var) . ~30 µs per text
-    * 500-char text with one private section .................... ~18 µs per text
+Speed (Python 3.11, 2-core dev container shared with other jobs, ``python -m timeit``, e.g.
+``PYTHONPATH=server .venv/bin/python -m timeit -s "from claude_memory.core.privacy import
+PrivacyFilter as F; f=F(); t=('The quick brown fox jumps over the lazy dog, then we refactor
+the importer. '*8)[:500]" "f.filter(t)"``):
+    * 500-char prose, nothing to mask ............................ ~11 µs per text
+    * 500-char Python snippet, nothing to mask (3 ``api_key=None``) ~26 µs per text
+    * ~500-char text with 3 credentials (token, URL pw, env var) .. ~34 µs per text
+    * 500-char text with one private section ..................... ~18 µs per text
+    * 100 KB of Python source: ~9 ms; 1 MB of prose: ~26 ms.
     * for comparison, detect-secrets' own ``scan_line`` (default plugins, inside
-      ``default_settings()``) on the same prose: ~4,800 µs per text — 500× slower, so only its
-      pattern lists are reused.
+      ``default_settings()``) on the same 500-char prose: ~2,100 µs per text (~200× slower;
+      ~4,800 µs on a text with credentials), so only its pattern lists are reused.
     How: every rule starts with a literal (CPython's ``re`` then uses a fast substring scan;
     a leading look-behind, IGNORECASE or a many-branch alternation costs 5-250 µs per text);
     rules run only when one of their anchor substrings is present; keyword rules run on the
-    lower-cased text; token rules run only on the runs of >= 20 token characters.
-    Importing detect-secrets costs ~0.1 s once per process.
+    lower-cased text; token rules run only on the runs of >= 20 token characters.  Importing
+    the detect-secrets package costs ~0.1-0.2 s once per process.
+
+Known limitations
+    * No entropy scanning: a credential with no known prefix and no secret-naming key
+      (``my password is hunter2``, a bare random string) is not masked; token patterns need the
+      token inside a run of >= 20 token characters.
+    * Key/value heuristics can miss (``user, password = "a", "b"`` masks the first value) or
+      over-mask prose (``token: whatever1``); quoted values over 1,000 characters are skipped.
+    * Only ```` ``` ```` fences and single-line inline spans protect tags (not ``~~~`` fences).
+    * With the ``bracket`` format and the default marker, re-filtering an output re-reads
+      ``[PRIVATE]`` as an opening tag (flagged; text unchanged unless a stray ``[/private]``
+      follows).  Custom patterns are trusted (no protection against catastrophic backtracking).
 """
 
 from __future__ import annotations
@@ -135,21 +148,19 @@ _TAG_SOURCES = {
 _TAGS = {name: re.compile(src) for name, src in _TAG_SOURCES.items()}
 _TAGS_CI = {name: re.compile(src, re.IGNORECASE) for name, src in _TAG_SOURCES.items()}
 _CODE = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
-_PUA_FIRST, _PUA_LAST = 0xE000, 0xF8FF
+_PRIVATE_USE = ((0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
 _MAX_PRIVATE_PASSES = 8
 _MAX_ROUNDS = 4
 
 
 def _sentinel(text: str) -> str:
-    """A string that does not occur in ``text`` (normally one Private-Use-Area character)."""
-    for cp in range(_PUA_FIRST, _PUA_LAST + 1):
-        ch = chr(cp)
-        if ch not in text:
-            return ch
-    run = chr(_PUA_FIRST)  # all 6,400 present: a run longer than any in the text
-    while run in text:
-        run += chr(_PUA_FIRST)
-    return run
+    """A private-use character that does not occur in ``text`` (normally U+E000)."""
+    for first, last in _PRIVATE_USE:
+        for cp in range(first, last + 1):
+            if chr(cp) not in text:
+                return chr(cp)
+    # only a text holding all 137,468 private-use characters gets here
+    raise ValueError("text contains every private-use character; cannot build a placeholder")
 
 
 @dataclass
@@ -159,9 +170,7 @@ class _PrivatePass:
     unmatched: bool
 
 
-def _remove_sections_once(
-    text: str, formats: Iterable[str], preserve: bool, marker_token: str
-) -> _PrivatePass:
+def _remove_sections_once(text: str, formats: Iterable[str], preserve: bool, marker_token: str) -> _PrivatePass:
     sentinel = _sentinel(text + marker_token)
     codes: list[str] = []
 
@@ -244,6 +253,7 @@ class _Rule:
     lower: bool = False  # pattern written for the lower-cased text
     fallback: re.Pattern[str] | None = None  # IGNORECASE twin of a `lower` pattern
     left_boundary: bool = False  # reject matches preceded by [A-Za-z0-9_]
+    needs_sep: bool = False  # (keyword rules) cannot match a text without "=" or ":"
 
 
 def _looks_random(value: str) -> bool:
@@ -290,13 +300,11 @@ _VERSION = re.compile(r"v?\d+(?:\.\d+)+")  # versions, OIDs, IP addresses
 
 def _is_placeholder(value: str) -> bool:
     v = value.strip()
-    if len(v) < 4:
+    if len(v) < 4 or v.lower() in _PLACEHOLDER_WORDS:
         return True
     if v[0] in "$%" or v.startswith(("<", "your_", "your-", "YOUR_", "YOUR-")):
         return True
     if _TEMPLATE.search(v) or _COLOR.fullmatch(v):  # "{0}:{1}", "{{ secrets.X }}", "%s", "#fff"
-        return True
-    if v.lower() in _PLACEHOLDER_WORDS:
         return True
     return set(v) <= _PLACEHOLDER_CHARS
 
@@ -354,7 +362,7 @@ def _key_before(m: re.Match[str]) -> str:
 def _check_assignment(m: re.Match[str], value: str) -> bool:
     if _is_placeholder(value) or _VERSION.fullmatch(value):
         return False
-    sep = m.groupdict().get("sep")
+    sep = m.group("sep") if "sep" in m.re.groupindex else None
     unquoted = m.group("uq") is not None
     if sep == "==" and (unquoted or value.isalpha()):
         return False  # a comparison with code or a word: `if token == "lambda"`
@@ -389,8 +397,20 @@ def _assignment_rules() -> list[_Rule]:
     rules = []
     for anchor, source in _KEY_FAMILIES:
         low, ci = _ci(source + _ASSIGN_TAIL)
-        rules.append(_Rule("assignment", low, (anchor,), "value", _check_assignment, False, True, ci))
+        rules.append(_Rule("assignment", low, (anchor,), "value", _check_assignment, False, True, ci, needs_sep=True))
     return rules
+
+
+# `aws configure set aws_secret_access_key VALUE`, `heroku config:set`-style "name value" pairs: a
+# secret-naming key, blanks, then a long random-looking value (prose after such a name has no digits).
+_SPACED, _SPACED_CI = _ci(
+    r"(?<![a-z0-9_])(?:aws_secret_access_key|aws_session_token|secret_access_key|client_secret|api_key|apikey"
+    r"|access_token|auth_token|refresh_token)[ \t]+(?P<v>[a-z0-9/+=_\-.]{16,})"
+)
+
+
+def _check_spaced(m: re.Match[str], value: str) -> bool:
+    return _looks_random(value) and not _is_placeholder(value)
 
 
 # -- HTTP credentials -------------------------------------------------------------------------
@@ -450,15 +470,15 @@ def _tok(source: str, anchors: tuple[str, ...], check: _MaskCheck | None = None)
 
 
 def _ds(pattern: Any, anchors: tuple[str, ...], *, whole: bool = False, token: bool = True,
-        check: _MaskCheck | None = _check_token_value) -> _Rule:  # fmt: skip
+        needs_sep: bool = False, check: _MaskCheck | None = _check_token_value) -> _Rule:  # fmt: skip
     """A detect-secrets denylist regex → rule.  A pattern with a capture group masks group 1
     (the secret) unless ``whole`` (for groups that only alternate prefixes); a pattern masked as
     a whole gets token boundaries."""
     p: re.Pattern[str] = pattern
     if p.groups and not whole:
-        return _Rule("detect-secrets", p, anchors, 1, check, token)
+        return _Rule("detect-secrets", p, anchors, 1, check, token, needs_sep=needs_sep)
     bounded = p if p.flags & re.VERBOSE else re.compile(f"(?:{p.pattern}){_RIGHT}", p.flags)
-    return _Rule("detect-secrets", bounded, anchors, 0, check, token, left_boundary=True)
+    return _Rule("detect-secrets", bounded, anchors, 0, check, token, left_boundary=True, needs_sep=needs_sep)
 
 
 def _ds_all(detector: Any, anchors: tuple[str, ...], **kwargs: Any) -> list[_Rule]:
@@ -492,7 +512,7 @@ _RULES: tuple[_Rule, ...] = (
     # detect-secrets' maintained pattern lists
     *(_ds(p, ("A3T", "ABIA", "ACCA", "AKIA", "ASIA")) for p in _AWS_ID_PATTERNS),
     *(_ds(p, ("aws",), token=False) for p in _AWS_SECRET_PATTERNS),
-    *_ds_all(AzureStorageKeyDetector, ("accountkey=",), token=False),
+    *_ds_all(AzureStorageKeyDetector, ("accountkey=",), token=False, needs_sep=True),
     *_ds_all(GitHubTokenDetector, _GITHUB, whole=True),
     *_ds_all(GitLabTokenDetector, _GITLAB, whole=True),
     *_ds_all(OpenAIDetector, ("T3BlbkFJ",)),
@@ -501,19 +521,22 @@ _RULES: tuple[_Rule, ...] = (
     *_ds_all(SlackDetector, ("xox", "hooks.slack.com")),
     *_ds_all(SquareOAuthDetector, ("sq0csp-",)),
     *_ds_all(StripeDetector, ("k_live_",)),
-    *_ds_all(NpmDetector, ("_authtoken",), token=False),
+    *_ds_all(NpmDetector, ("_authtoken",), token=False, needs_sep=True),
     *_ds_all(MailchimpDetector, ("-us",)),
     *_ds_all(TwilioKeyDetector, ("AC", "SK"), check=_check_random),
     *_ds_all(TelegramBotTokenDetector, (":",), check=_check_mixed),
     *_ds_all(DiscordBotTokenDetector, (".",), check=_check_random),
-    *_ds_all(BasicAuthDetector, ("://",), token=False),  # scheme://user:PASSWORD@host
-    _Rule("url_password", _URL_NO_USER, ("://",), 1, _check_token_value, False),  # scheme://:PW@host
+    *_ds_all(BasicAuthDetector, ("://",), token=False, needs_sep=True),  # scheme://user:PW@host
+    _Rule("url_password", _URL_NO_USER, ("://",), 1, _check_token_value, False, needs_sep=True),
     # header / scheme credentials and key=value assignments (on the lower-cased text)
     _Rule("authorization", _AUTH_HEADER, ("authorization",), "v", _check_bearer, False, True,
-          _AUTH_HEADER_CI),
+          _AUTH_HEADER_CI, needs_sep=True),
     _Rule("bearer", _BEARER, ("bearer",), "v", _check_bearer, False, True, _BEARER_CI),
     _Rule("basic", _BASIC, ("basic",), "v", _check_basic, False, True, _BASIC_CI),
     *_assignment_rules(),
+    _Rule("spaced_key_value", _SPACED, ("secret_access_key", "session_token", "client_secret", "api_key", "apikey",
+                                         "access_token", "auth_token", "refresh_token"), "v", _check_spaced, False,
+          True, _SPACED_CI),
     _Rule("cli_flag", _FLAG, ("--",), "value", _check_assignment, False, True, _FLAG_CI),
 )  # fmt: skip
 
@@ -522,12 +545,12 @@ _EARLY_RULES = (0, 1)  # the PEM and PuTTY rules
 assert all(_RULES[i].name in ("private_key", "putty_key") for i in _EARLY_RULES)
 
 
-def _anchor_table(token: bool) -> tuple[tuple[str, frozenset[int]], ...]:
+def _anchor_table(token: bool, needs_sep: bool = False) -> tuple[tuple[str, frozenset[int]], ...]:
     """anchor → indices of the rules it enables.  Keyword anchors are reduced to the shortest
     anchor they contain, so e.g. "private key", "private-" and "private" cost one test."""
     table: dict[str, set[int]] = {}
     for index, rule in enumerate(_RULES):
-        if rule.token == token and index not in _EARLY_RULES:
+        if rule.token == token and index not in _EARLY_RULES and rule.needs_sep == needs_sep:
             for anchor in rule.anchors:
                 table.setdefault(anchor if token else anchor.lower(), set()).add(index)
     if not token:
@@ -539,6 +562,7 @@ def _anchor_table(token: bool) -> tuple[tuple[str, frozenset[int]], ...]:
 
 
 _KEYWORD_ANCHORS = _anchor_table(token=False)
+_SEPARATED_ANCHORS = _anchor_table(token=False, needs_sep=True)
 _TOKEN_ANCHORS = _anchor_table(token=True)
 
 
@@ -551,10 +575,13 @@ def _masked_span(
     if rule.group == 0:
         start, end = m.span()
     elif rule.group == "value":
-        name = next((g for g in _VALUE if m.group(g) is not None), None)
-        if name is None:
+        start = end = -1
+        for name in _VALUE:
+            start, end = m.span(name)
+            if start >= 0:
+                break
+        if start < 0:
             return None
-        start, end = m.span(name)
     else:
         if m.group(rule.group) is None:
             return None
@@ -576,6 +603,9 @@ def _masked_span(
 # --------------------------------------------------------------------------------------------
 # Filter
 # --------------------------------------------------------------------------------------------
+
+
+_SHORTEST_MATCH = 8
 
 
 class PrivacyFilter:
@@ -615,10 +645,16 @@ class PrivacyFilter:
         if not isinstance(text, str):
             raise TypeError(f"PrivacyFilter.filter expects str, got {type(text).__name__}")
         report = PrivacyReport(original_length=len(text))
+        if len(text) < _SHORTEST_MATCH and not self._custom:
+            # Too short for any tag pair or credential rule (the shortest, "pwd:abcd", has 8 chars).
+            report.filtered_length = len(text)
+            return text, report
         out = text
         # Removed sections hold a sentinel until the end, so that a marker such as "[PRIVATE]"
-        # is never re-read as a bracket tag.  An empty marker is used directly.
-        token = _sentinel(text) if self._formats and self.settings.marker else ""
+        # is never re-read as a bracket tag.  An empty marker is used directly.  Masking only
+        # removes text, so without "private" in the input no later round can need one either.
+        has_tag_word = "private" in text.lower()
+        token = _sentinel(text) if self._formats and self.settings.marker and has_tag_word else ""
         # Normally one round.  A mask that cuts through a code span can re-expose a private tag
         # the span protected; another round then reaches the fixpoint (filter() is idempotent).
         for _ in range(_MAX_ROUNDS):
@@ -628,12 +664,7 @@ class PrivacyFilter:
             out = self._secrets(out, report, token)
             if self._custom:
                 out = self._apply_custom(out, report, token)
-            if not (
-                report.secrets_masked > masked_before
-                and had_code
-                and self._formats
-                and "private" in out.lower()
-            ):
+            if not (report.secrets_masked > masked_before and had_code and self._formats and "private" in out.lower()):
                 break
         if token and report.private_sections:
             out = out.replace(token, self.settings.marker)
@@ -701,6 +732,10 @@ class PrivacyFilter:
         for anchor, indices in _KEYWORD_ANCHORS:
             if anchor in low:
                 active |= indices
+        if "=" in text or ":" in text:
+            for anchor, indices in _SEPARATED_ANCHORS:
+                if anchor in low:
+                    active |= indices
         for index in sorted(active):
             low = low or text.lower()
             found = self._match_rule(_RULES[index], text, low, 0, markers)
@@ -709,9 +744,7 @@ class PrivacyFilter:
         return text
 
     @staticmethod
-    def _match_rule(
-        rule: _Rule, text: str, low: str, offset: int, markers: tuple[str, ...]
-    ) -> list[tuple[int, int]]:
+    def _match_rule(rule: _Rule, text: str, low: str, offset: int, markers: tuple[str, ...]) -> list[tuple[int, int]]:
         """Spans (shifted by ``offset``) of ``text`` that ``rule`` masks; a value consisting
         (almost) only of ``markers`` is already masked."""
         pattern = rule.pattern

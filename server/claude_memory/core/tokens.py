@@ -15,12 +15,13 @@ import Stemmer
 
 # Very common English function words: they appear in almost every event and only bloat postings.
 STOPWORDS: Final = frozenset(
-    (
-        "a an and are as at be but by for from has have he her his i if in into is it its me my of on or our "
-        "she so than that the their them then there these they this those to was we were what when which who "
-        "will with you your"
-    ).split()
-)
+    {
+        "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "he", "her",
+        "his", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "she", "so",
+        "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was",
+        "we", "were", "what", "when", "which", "who", "will", "with", "you", "your",
+    }
+)  # fmt: skip
 MIN_WORD: Final = 2
 MAX_WORD: Final = 40
 MAX_QUERY_TERMS: Final = 32

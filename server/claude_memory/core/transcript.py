@@ -35,16 +35,44 @@ from claude_memory.core.toolfiles import files_touched
 # Line types Claude Code writes that carry no conversation content for memory.
 IGNORED_TYPES: Final = frozenset(
     {
-        "progress", "file-history-snapshot", "queue-operation", "attachment", "last-prompt",
-        "custom-title", "ai-title", "tag", "content-replacement", "mode", "cost-state", "tools-used",
-        "atis-latch", "api-request", "api-request-shape", "api-request-blob", "pr-link", "agent-name",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "attachment",
+        "last-prompt",
+        "custom-title",
+        "ai-title",
+        "tag",
+        "content-replacement",
+        "mode",
+        "cost-state",
+        "tools-used",
+        "atis-latch",
+        "api-request",
+        "api-request-shape",
+        "api-request-blob",
+        "pr-link",
+        "agent-name",
     }
 )
 _TITLE_TYPES: Final = {"summary": "summary", "custom-title": "customTitle", "ai-title": "aiTitle"}
-_MAX_INPUT_STRING: Final = 4000
 _RESULT_META_KEYS: Final = (
-    "interrupted", "isImage", "returnCodeInterpretation", "status", "agentId", "type", "numFiles",
-    "numLines", "durationMs", "truncated", "code", "codeText", "url", "bytes", "filePath", "mode",
+    "interrupted",
+    "isImage",
+    "returnCodeInterpretation",
+    "status",
+    "agentId",
+    "type",
+    "numFiles",
+    "numLines",
+    "durationMs",
+    "truncated",
+    "code",
+    "codeText",
+    "url",
+    "bytes",
+    "filePath",
+    "mode",
 )
 
 
@@ -103,11 +131,6 @@ class ParseStats:
     unknown_types: Counter[str] = field(default_factory=Counter)
 
 
-@dataclass(frozen=True, slots=True)
-class ParserSettings:
-    max_tool_output_chars: int = 20_000
-
-
 class TranscriptParser:
     def __init__(
         self,
@@ -115,12 +138,10 @@ class TranscriptParser:
         *,
         session_hint: str,
         agent_id: str | None = None,
-        settings: ParserSettings | None = None,
     ) -> None:
         self.path = path
         self.session_hint = session_hint
         self.agent_id = agent_id
-        self.settings = settings or ParserSettings()
         self.stats = ParseStats()
         self.issues: list[LineIssue] = []
         self.titles: dict[str, str] = {}  # session id -> latest title seen
@@ -192,7 +213,7 @@ class TranscriptParser:
         if kind == "system":
             if obj.get("subtype") == "compact_boundary":
                 self.stats.used_lines += 1
-                return self._close_message() + [self._compaction(obj, raw)]
+                return [*self._close_message(), self._compaction(obj, raw)]
             self.stats.ignored_by_type[f"system/{obj.get('subtype')}"] += 1
             return []
         if kind in _TITLE_TYPES:
@@ -224,9 +245,7 @@ class TranscriptParser:
             if isinstance(value, str) and value:
                 facts[key] = value
 
-    def _event(
-        self, obj: dict[str, Any], kind: str, key: str, text: str, span: _Span, uuid: str | None
-    ) -> ParsedEvent:
+    def _event(self, obj: dict[str, Any], kind: str, key: str, text: str, span: _Span, uuid: str | None) -> ParsedEvent:
         branch = obj.get("gitBranch")
         return ParsedEvent(
             dedupe_key=key,
@@ -312,16 +331,13 @@ class TranscriptParser:
     ) -> ParsedEvent:
         # Claude Code appends system reminders to some results (e.g. after every Read): not tool output.
         output = strip_injected(_plain_text(result.get("content")), cut_unclosed=False) if result else ""
-        limit = self.settings.max_tool_output_chars
-        metadata: dict[str, Any] = {"input": _clip_strings(tool.input)}
+        # Nothing is clipped here: the privacy filter must see whole strings (a secret cut in half
+        # is no longer recognisable). core.clip shortens events after filtering.
+        metadata: dict[str, Any] = {"input": tool.input}
         if result is None:
             metadata["result"] = "missing"
         elif result.get("is_error"):
             metadata["is_error"] = True
-        if len(output) > limit:
-            metadata["output_chars"] = len(output)
-            metadata["output_truncated"] = True
-            output = output[:limit]
         structured = result_line.get("toolUseResult") if result_line else None
         result_meta = _result_meta(structured)
         if result_meta:
@@ -331,8 +347,12 @@ class TranscriptParser:
         if output.strip():
             text = f"{text}\n{output.strip()}"
         event = self._event(
-            tool.envelope, ev.TOOL_USE, f"tool:{self._session(tool.envelope)}:{tool.tool_use_id}", text,
-            tool.span, tool.uuid,
+            tool.envelope,
+            ev.TOOL_USE,
+            f"tool:{self._session(tool.envelope)}:{tool.tool_use_id}",
+            text,
+            tool.span,
+            tool.uuid,
         )
         event.tool_name = tool.name or None
         event.tool_use_id = tool.tool_use_id or None
@@ -357,7 +377,12 @@ class TranscriptParser:
             current = None
         if current is None:
             current = _OpenMessage(
-                str(message_id), None, self._span(raw), [], obj.get("timestamp"), obj,
+                str(message_id),
+                None,
+                self._span(raw),
+                [],
+                obj.get("timestamp"),
+                obj,
                 message.get("model") if isinstance(message.get("model"), str) else None,
             )
             self._message = current
@@ -378,8 +403,14 @@ class TranscriptParser:
             elif kind == "tool_use":
                 tool_id = str(block.get("id") or f"line{raw.line_no}")
                 self._tools[tool_id] = _OpenTool(
-                    tool_id, str(block.get("name") or ""), block.get("input"), self._span(raw), uuid,
-                    obj.get("timestamp"), obj, str(message_id),
+                    tool_id,
+                    str(block.get("name") or ""),
+                    block.get("input"),
+                    self._span(raw),
+                    uuid,
+                    obj.get("timestamp"),
+                    obj,
+                    str(message_id),
                 )
         return out
 
@@ -407,7 +438,8 @@ class TranscriptParser:
     # ------------------------------------------------------------------ compaction
 
     def _compaction(self, obj: dict[str, Any], raw: RawLine) -> ParsedEvent:
-        meta = obj.get("compactMetadata") if isinstance(obj.get("compactMetadata"), dict) else {}
+        found = obj.get("compactMetadata")
+        meta: dict[str, Any] = found if isinstance(found, dict) else {}
         trigger = meta.get("trigger") or "unknown"
         pre = meta.get("preTokens")
         text = f"Conversation compacted ({trigger} trigger"
@@ -415,8 +447,14 @@ class TranscriptParser:
         key, uuid = self._line_key(obj, "compact", text + str(raw.offset))
         event = self._event(obj, ev.COMPACTION, key, text, self._span(raw), uuid)
         event.metadata = {
-            k: v for k, v in {"trigger": trigger, "pre_tokens": pre, "post_tokens": meta.get("postTokens"),
-                              "logical_parent_uuid": obj.get("logicalParentUuid")}.items() if v is not None
+            k: v
+            for k, v in {
+                "trigger": trigger,
+                "pre_tokens": pre,
+                "post_tokens": meta.get("postTokens"),
+                "logical_parent_uuid": obj.get("logicalParentUuid"),
+            }.items()
+            if v is not None
         }
         return event
 
@@ -446,16 +484,6 @@ def _count_blocks(content: Any, kind: str) -> int:
     if not isinstance(content, list):
         return 0
     return sum(1 for b in content if isinstance(b, dict) and b.get("type") == kind)
-
-
-def _clip_strings(value: Any, limit: int = _MAX_INPUT_STRING) -> Any:
-    if isinstance(value, str):
-        return value if len(value) <= limit else value[:limit] + "…"
-    if isinstance(value, dict):
-        return {str(k): _clip_strings(v, limit) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clip_strings(v, limit) for v in value[:200]]
-    return value
 
 
 def _result_meta(structured: Any) -> dict[str, Any]:
@@ -508,9 +536,7 @@ def _describe_call(name: str, tool_input: Any) -> str:
         text = "\n".join(parts)
     elif name == "TodoWrite":
         todos = tool_input.get("todos") or []
-        text = "\n".join(
-            f"[{t.get('status', '')}] {t.get('content', '')}" for t in todos if isinstance(t, dict)
-        )
+        text = "\n".join(f"[{t.get('status', '')}] {t.get('content', '')}" for t in todos if isinstance(t, dict))
     else:
         text = json.dumps(tool_input, ensure_ascii=False, sort_keys=True, default=str)
-    return text if len(text) <= _MAX_INPUT_STRING else text[:_MAX_INPUT_STRING] + "…"
+    return text

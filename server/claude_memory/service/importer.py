@@ -22,10 +22,11 @@ from typing import Any
 
 import duckdb
 
+from claude_memory.core.clip import clip_event
 from claude_memory.core.events import ParsedEvent
 from claude_memory.core.lines import iter_lines
 from claude_memory.core.privacy import PrivacyFilter, PrivacyReport
-from claude_memory.core.transcript import LineIssue, ParserSettings, TranscriptParser
+from claude_memory.core.transcript import LineIssue, TranscriptParser
 from claude_memory.service.discovery import TranscriptFile
 from claude_memory.service.projects import ProjectResolver
 from claude_memory.store.writer import Checkpoint, EventWriter, SessionInfo, SubagentInfo
@@ -63,13 +64,18 @@ class ImportReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "files": {
-                "found": self.files_found, "read": self.files_read, "unchanged": self.files_unchanged,
-                "restarted": self.files_restarted, "unreadable": self.files_unreadable,
+                "found": self.files_found,
+                "read": self.files_read,
+                "unchanged": self.files_unchanged,
+                "restarted": self.files_restarted,
+                "unreadable": self.files_unreadable,
                 "skipped": dict(self.files_skipped),
             },
             "lines_read": self.lines_read,
             "events": {
-                "parsed": self.events_parsed, "new": self.events_new, "duplicates": self.duplicates,
+                "parsed": self.events_parsed,
+                "new": self.events_new,
+                "duplicates": self.duplicates,
                 "new_by_type": dict(sorted(self.new_by_type.items())),
             },
             "skipped_lines": {
@@ -97,7 +103,7 @@ class ImportOptions:
     batch_events: int = 5_000
     settle_seconds: float = 60.0  # a file untouched this long is finished: open units are flushed
     max_line_bytes: int = 16 << 20
-    parser: ParserSettings = ParserSettings()
+    max_tool_text_chars: int = 20_000  # a tool event's text is cut here (after privacy filtering)
 
 
 def _head_hash(path: Path, length: int) -> str:
@@ -195,9 +201,7 @@ class Importer:
                 start_offset, start_line = cp.byte_offset, cp.line_no
         report.files_read += 1
         settled = self.clock() - st.st_mtime >= self.options.settle_seconds
-        parser = TranscriptParser(
-            path, session_hint=f.session_id, agent_id=f.agent_id, settings=self.options.parser
-        )
+        parser = TranscriptParser(path, session_hint=f.session_id, agent_id=f.agent_id)
         parser.start_at(start_offset, start_line)
         if f.agent_id:
             self._subagents.append(
@@ -206,7 +210,9 @@ class Importer:
         try:
             with f.path.open("rb") as fh:
                 for raw in iter_lines(
-                    fh, start_offset=start_offset, start_line=start_line,
+                    fh,
+                    start_offset=start_offset,
+                    start_line=start_line,
                     max_line_bytes=self.options.max_line_bytes,
                 ):
                     if not raw.terminated and not settled:
@@ -249,6 +255,7 @@ class Importer:
             if privacy.private_sections or privacy.secrets_masked or privacy.unclosed_private_tags:
                 event.metadata["privacy"] = privacy.as_metadata()
             report.privacy.merge(privacy)
+            clip_event(event, self.options.max_tool_text_chars)
             if event.cwd:
                 event.project = self.projects(event.cwd)
             self._events.append(event)
@@ -259,15 +266,24 @@ class Importer:
         offset, line_no = parser.safe_offset()
         path = str(f.path)
         self._checkpoints[path] = Checkpoint(
-            path, st.st_dev, st.st_ino, _head_hash(f.path, min(st.st_size, HEAD_BYTES)), st.st_size,
-            offset, line_no,
+            path,
+            st.st_dev,
+            st.st_ino,
+            _head_hash(f.path, min(st.st_size, HEAD_BYTES)),
+            st.st_size,
+            offset,
+            line_no,
         )
         for session_id, facts in parser.session_facts.items():
             cwd = facts.get("cwd")
             info = SessionInfo(
-                session_id, self.projects(cwd) if cwd else None, cwd, path,
+                session_id,
+                self.projects(cwd) if cwd else None,
+                cwd,
+                path,
                 title=self._clean(parser.titles.get(session_id)),
-                git_branch=facts.get("gitBranch"), cc_version=facts.get("version"),
+                git_branch=facts.get("gitBranch"),
+                cc_version=facts.get("version"),
             )
             if f.agent_id is not None:
                 info.transcript = None  # a subagent file is not the session's transcript
@@ -328,9 +344,11 @@ class _BackgroundWriter:
             try:
                 self._new.update(
                     self._writer.append(
-                        batch.events, checkpoints=batch.checkpoints, sessions=batch.sessions,
+                        batch.events,
+                        checkpoints=batch.checkpoints,
+                        sessions=batch.sessions,
                         subagents=batch.subagents,
                     )
                 )
-            except BaseException as exc:  # noqa: BLE001 - handed to the importer thread
+            except BaseException as exc:
                 self._error = exc

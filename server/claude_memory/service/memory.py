@@ -15,9 +15,8 @@ from typing import Any
 from claude_memory.config import Settings, load_settings
 from claude_memory.core.privacy import PrivacyFilter
 from claude_memory.core.tokens import QueryTokenizer
-from claude_memory.core.transcript import ParserSettings
 from claude_memory.service.discovery import Discovery, discover
-from claude_memory.service.importer import ImportOptions, Importer, ImportReport, ProgressFn
+from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.search import SearchHit, keyword_search
 from claude_memory.store import db, queries
@@ -83,7 +82,7 @@ class Memory:
         options = ImportOptions(
             settle_seconds=settle_seconds,
             max_line_bytes=s.max_line_mb << 20,
-            parser=ParserSettings(max_tool_output_chars=s.max_tool_output_chars),
+            max_tool_text_chars=s.max_tool_output_chars,
         )
         return Importer(self.con, PrivacyFilter(s.privacy.settings()), options)
 

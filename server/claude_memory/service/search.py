@@ -68,7 +68,9 @@ def keyword_search(
         "count": len(hits),
         "limit": limit,
         "filters": {
-            "project": filters.project, "session": filters.session_id, "types": list(filters.types),
+            "project": filters.project,
+            "session": filters.session_id,
+            "types": list(filters.types),
             "since": filters.since.isoformat() if filters.since else None,
             "until": filters.until.isoformat() if filters.until else None,
         },

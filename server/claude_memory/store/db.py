@@ -96,9 +96,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
         con.execute("BEGIN TRANSACTION")
         try:
             con.execute(sql)
-            con.execute(
-                "INSERT INTO schema_migrations VALUES (?, ?, ?)", [version, name, utc_now()]
-            )
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)", [version, name, utc_now()])
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")

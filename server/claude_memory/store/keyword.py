@@ -59,7 +59,9 @@ def stage_tokens(con: duckdb.DuckDBPyConnection, source: str) -> None:
 
 def index_staged(con: duckdb.DuckDBPyConnection) -> None:
     """Add the postings of ``batch_tokens`` to the delta table and drop the staging table."""
-    con.execute("INSERT INTO kw_delta SELECT term, event_id, tf, dl FROM batch_tokens JOIN batch_lengths USING (event_id)")
+    con.execute(
+        "INSERT INTO kw_delta SELECT term, event_id, tf, dl FROM batch_tokens JOIN batch_lengths USING (event_id)"
+    )
     con.execute("DROP TABLE batch_tokens")
     con.execute("DROP TABLE batch_lengths")
 
@@ -148,8 +150,7 @@ def search(
     n, avgdl = stats or corpus_stats(con)
     where, params = filter_sql(filters)
     postings = " UNION ALL ".join(
-        f"SELECT term, event_id, tf, dl FROM {table} WHERE term = ?"
-        for _ in terms for table in ("kw_main", "kw_delta")
+        f"SELECT term, event_id, tf, dl FROM {table} WHERE term = ?" for _ in terms for table in ("kw_main", "kw_delta")
     )
     join_events = "JOIN events e ON e.id = p.event_id" if where else ""
     sql = f"""

@@ -82,8 +82,10 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         -- BM25 postings maintained incrementally by the writer. kw_main is kept sorted by term so that
         -- DuckDB's zone maps skip most of it; new postings land in kw_delta and are merged in batches.
         -- dl (the event's indexed length) is repeated on each posting so unfiltered queries never join events.
-        CREATE TABLE kw_main  (term VARCHAR NOT NULL, event_id BIGINT NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL);
-        CREATE TABLE kw_delta (term VARCHAR NOT NULL, event_id BIGINT NOT NULL, tf INTEGER NOT NULL, dl INTEGER NOT NULL);
+        CREATE TABLE kw_main  (term VARCHAR NOT NULL, event_id BIGINT NOT NULL, tf INTEGER NOT NULL,
+                               dl INTEGER NOT NULL);
+        CREATE TABLE kw_delta (term VARCHAR NOT NULL, event_id BIGINT NOT NULL, tf INTEGER NOT NULL,
+                               dl INTEGER NOT NULL);
         """,
     ),
 )

@@ -46,8 +46,12 @@ class StoredEvent:
 
     def source(self) -> dict[str, Any]:
         return {
-            "path": self.source_path, "line_start": self.line_start, "line_end": self.line_end,
-            "byte_start": self.byte_start, "byte_end": self.byte_end, "uuid": self.source_uuid,
+            "path": self.source_path,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "byte_start": self.byte_start,
+            "byte_end": self.byte_end,
+            "uuid": self.source_uuid,
         }
 
     def to_json(self, *, text: str | None = None) -> dict[str, Any]:
@@ -86,8 +90,7 @@ def history(
     where, params = filter_sql(filters)
     order = "DESC" if newest_first else "ASC"
     rows = con.execute(
-        f"SELECT {_EVENT_COLUMNS} FROM events e WHERE TRUE {where} ORDER BY ts {order} NULLS LAST, seq {order} "
-        "LIMIT ?",
+        f"SELECT {_EVENT_COLUMNS} FROM events e WHERE TRUE {where} ORDER BY ts {order} NULLS LAST, seq {order} LIMIT ?",
         [*params, limit],
     ).fetchall()
     return [_row_to_event(r) for r in rows]
@@ -110,8 +113,19 @@ def sessions(con: duckdb.DuckDBPyConnection, project: str | None, limit: int) ->
         """,
         [*params, limit],
     ).fetchall()
-    keys = ("session_id", "project", "title", "git_branch", "claude_code_version", "first_ts", "last_ts",
-            "transcript", "events", "prompts", "subagents")
+    keys = (
+        "session_id",
+        "project",
+        "title",
+        "git_branch",
+        "claude_code_version",
+        "first_ts",
+        "last_ts",
+        "transcript",
+        "events",
+        "prompts",
+        "subagents",
+    )
     out = []
     for row in rows:
         item = dict(zip(keys, row, strict=True))

@@ -50,13 +50,28 @@ class SubagentInfo:
 
 _EVENT_SCHEMA = pa.schema(
     [
-        ("pos", pa.int64()), ("id", pa.int64()), ("dedupe_key", pa.string()), ("type", pa.string()),
-        ("session_id", pa.string()), ("project", pa.string()), ("agent_id", pa.string()),
-        ("is_sidechain", pa.bool_()), ("ts", pa.string()), ("text", pa.string()),
-        ("message_id", pa.string()), ("tool_name", pa.string()), ("tool_use_id", pa.string()),
-        ("files", pa.list_(pa.string())), ("cwd", pa.string()), ("git_branch", pa.string()),
-        ("source_path", pa.string()), ("line_start", pa.int32()), ("line_end", pa.int32()),
-        ("byte_start", pa.int64()), ("byte_end", pa.int64()), ("source_uuid", pa.string()),
+        ("pos", pa.int64()),
+        ("id", pa.int64()),
+        ("dedupe_key", pa.string()),
+        ("type", pa.string()),
+        ("session_id", pa.string()),
+        ("project", pa.string()),
+        ("agent_id", pa.string()),
+        ("is_sidechain", pa.bool_()),
+        ("ts", pa.string()),
+        ("text", pa.string()),
+        ("message_id", pa.string()),
+        ("tool_name", pa.string()),
+        ("tool_use_id", pa.string()),
+        ("files", pa.list_(pa.string())),
+        ("cwd", pa.string()),
+        ("git_branch", pa.string()),
+        ("source_path", pa.string()),
+        ("line_start", pa.int32()),
+        ("line_end", pa.int32()),
+        ("byte_start", pa.int64()),
+        ("byte_end", pa.int64()),
+        ("source_uuid", pa.string()),
         ("metadata", pa.string()),
     ]
 )
@@ -67,13 +82,28 @@ def _event_table(events: Sequence[ParsedEvent]) -> pa.Table:
     for pos, e in enumerate(events):
         src = e.source
         for name, value in (
-            ("pos", pos), ("id", e.event_id), ("dedupe_key", e.dedupe_key), ("type", e.type),
-            ("session_id", e.session_id), ("project", e.project), ("agent_id", e.agent_id),
-            ("is_sidechain", e.is_sidechain), ("ts", e.timestamp), ("text", e.text),
-            ("message_id", e.message_id), ("tool_name", e.tool_name), ("tool_use_id", e.tool_use_id),
-            ("files", e.files or None), ("cwd", e.cwd), ("git_branch", e.git_branch),
-            ("source_path", src.path), ("line_start", src.line_start), ("line_end", src.line_end),
-            ("byte_start", src.byte_start), ("byte_end", src.byte_end), ("source_uuid", src.uuid),
+            ("pos", pos),
+            ("id", e.event_id),
+            ("dedupe_key", e.dedupe_key),
+            ("type", e.type),
+            ("session_id", e.session_id),
+            ("project", e.project),
+            ("agent_id", e.agent_id),
+            ("is_sidechain", e.is_sidechain),
+            ("ts", e.timestamp),
+            ("text", e.text),
+            ("message_id", e.message_id),
+            ("tool_name", e.tool_name),
+            ("tool_use_id", e.tool_use_id),
+            ("files", e.files or None),
+            ("cwd", e.cwd),
+            ("git_branch", e.git_branch),
+            ("source_path", src.path),
+            ("line_start", src.line_start),
+            ("line_end", src.line_end),
+            ("byte_start", src.byte_start),
+            ("byte_end", src.byte_end),
+            ("source_uuid", src.uuid),
             ("metadata", json.dumps(e.metadata, ensure_ascii=False, sort_keys=True) if e.metadata else None),
         ):
             cols[name].append(value)
@@ -126,7 +156,10 @@ class EventWriter:
             )
             keyword.index_staged(con)
             inserted = Counter(
-                {str(t): int(n) for t, n in con.execute("SELECT type, count(*) FROM batch_new GROUP BY type").fetchall()}
+                {
+                    str(t): int(n)
+                    for t, n in con.execute("SELECT type, count(*) FROM batch_new GROUP BY type").fetchall()
+                }
             )
             self._upsert_sessions(list(sessions), now)
             self._upsert_subagents(list(subagents))
@@ -145,16 +178,26 @@ class EventWriter:
         """Insert or update sessions; their time span grows with the events just inserted."""
         if not sessions:
             return
-        self.con.register("session_rows", pa.table(
-            {
-                "session_id": [s.session_id for s in sessions], "project": [s.project for s in sessions],
-                "cwd": [s.cwd for s in sessions], "title": [s.title for s in sessions],
-                "git_branch": [s.git_branch for s in sessions], "cc_version": [s.cc_version for s in sessions],
-                "transcript": [s.transcript for s in sessions],
-            },
-            schema=pa.schema([(n, pa.string()) for n in (
-                "session_id", "project", "cwd", "title", "git_branch", "cc_version", "transcript")]),
-        ))
+        self.con.register(
+            "session_rows",
+            pa.table(
+                {
+                    "session_id": [s.session_id for s in sessions],
+                    "project": [s.project for s in sessions],
+                    "cwd": [s.cwd for s in sessions],
+                    "title": [s.title for s in sessions],
+                    "git_branch": [s.git_branch for s in sessions],
+                    "cc_version": [s.cc_version for s in sessions],
+                    "transcript": [s.transcript for s in sessions],
+                },
+                schema=pa.schema(
+                    [
+                        (n, pa.string())
+                        for n in ("session_id", "project", "cwd", "title", "git_branch", "cc_version", "transcript")
+                    ]
+                ),
+            ),
+        )
         self.con.execute(
             """
             INSERT INTO sessions
@@ -185,31 +228,51 @@ class EventWriter:
     def _upsert_subagents(self, subagents: list[SubagentInfo]) -> None:
         if not subagents:
             return
-        self.con.register("agent_rows", pa.table(
-            {
-                "session_id": [a.session_id for a in subagents], "agent_id": [a.agent_id for a in subagents],
-                "agent_type": [a.agent_type for a in subagents],
-                "description": [a.description for a in subagents], "transcript": [a.transcript for a in subagents],
-            },
-            schema=pa.schema([(n, pa.string()) for n in (
-                "session_id", "agent_id", "agent_type", "description", "transcript")]),
-        ))
+        self.con.register(
+            "agent_rows",
+            pa.table(
+                {
+                    "session_id": [a.session_id for a in subagents],
+                    "agent_id": [a.agent_id for a in subagents],
+                    "agent_type": [a.agent_type for a in subagents],
+                    "description": [a.description for a in subagents],
+                    "transcript": [a.transcript for a in subagents],
+                },
+                schema=pa.schema(
+                    [(n, pa.string()) for n in ("session_id", "agent_id", "agent_type", "description", "transcript")]
+                ),
+            ),
+        )
         self.con.execute("INSERT OR REPLACE INTO subagents SELECT * FROM agent_rows")
 
     def _save_checkpoints(self, checkpoints: list[Checkpoint], now: datetime) -> None:
         if not checkpoints:
             return
-        self.con.register("checkpoint_rows", pa.table(
-            {
-                "path": [c.path for c in checkpoints], "device": [c.device for c in checkpoints],
-                "inode": [c.inode for c in checkpoints], "head_hash": [c.head_hash for c in checkpoints],
-                "size": [c.size for c in checkpoints], "byte_offset": [c.byte_offset for c in checkpoints],
-                "line_no": [c.line_no for c in checkpoints],
-            },
-            schema=pa.schema([("path", pa.string()), ("device", pa.int64()), ("inode", pa.int64()),
-                              ("head_hash", pa.string()), ("size", pa.int64()), ("byte_offset", pa.int64()),
-                              ("line_no", pa.int64())]),
-        ))
+        self.con.register(
+            "checkpoint_rows",
+            pa.table(
+                {
+                    "path": [c.path for c in checkpoints],
+                    "device": [c.device for c in checkpoints],
+                    "inode": [c.inode for c in checkpoints],
+                    "head_hash": [c.head_hash for c in checkpoints],
+                    "size": [c.size for c in checkpoints],
+                    "byte_offset": [c.byte_offset for c in checkpoints],
+                    "line_no": [c.line_no for c in checkpoints],
+                },
+                schema=pa.schema(
+                    [
+                        ("path", pa.string()),
+                        ("device", pa.int64()),
+                        ("inode", pa.int64()),
+                        ("head_hash", pa.string()),
+                        ("size", pa.int64()),
+                        ("byte_offset", pa.int64()),
+                        ("line_no", pa.int64()),
+                    ]
+                ),
+            ),
+        )
         self.con.execute("INSERT OR REPLACE INTO ingest_checkpoints SELECT *, ? FROM checkpoint_rows", [now])
 
     def merge_keyword_index(self, *, force: bool = False) -> int:
@@ -230,9 +293,7 @@ class EventWriter:
             keyword.delete(con, "doomed")
             con.execute("DELETE FROM events WHERE id IN (SELECT id FROM doomed)")
             con.execute("INSERT OR IGNORE INTO tombstones SELECT id, ? FROM doomed", [now])
-            con.execute(
-                "DELETE FROM sessions WHERE session_id NOT IN (SELECT DISTINCT session_id FROM events)"
-            )
+            con.execute("DELETE FROM sessions WHERE session_id NOT IN (SELECT DISTINCT session_id FROM events)")
             con.execute(
                 "UPDATE sessions SET first_ts = t.first_ts, last_ts = t.last_ts FROM "
                 "(SELECT session_id, min(ts) AS first_ts, max(ts) AS last_ts FROM events GROUP BY 1) t "
