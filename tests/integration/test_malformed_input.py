@@ -75,7 +75,17 @@ def test_cli_reports_bad_lines_in_json_and_exits_zero(tmp_path: Path) -> None:
     write_bad_home(home)
     env = {**os.environ, "CLAUDE_MEMORY_HOME": str(tmp_path / "data")}
     run = subprocess.run(
-        [sys.executable, "-m", "claude_memory", "import", "--claude-home", str(home), "--json", "--settle-seconds", "0"],
+        [
+            sys.executable,
+            "-m",
+            "claude_memory",
+            "import",
+            "--claude-home",
+            str(home),
+            "--json",
+            "--settle-seconds",
+            "0",
+        ],
         env=env,
         capture_output=True,
         text=True,
@@ -105,4 +115,7 @@ def test_unfinished_last_line_of_a_live_file_is_left_for_later(tmp_path: Path) -
             fh.write(full[30:])
         second = memory.import_history(home, settle_seconds=3600)
         assert second.events_new == 1 and not second.issues
-        assert sorted(e.text for e in memory.history(KeywordFilters(), 100)) == ["first prompt", "second prompt, written in two parts"]
+        assert sorted(e.text for e in memory.history(KeywordFilters(), 100)) == [
+            "first prompt",
+            "second prompt, written in two parts",
+        ]

@@ -33,6 +33,7 @@ from claude_memory.store.writer import Checkpoint, EventWriter, SessionInfo, Sub
 
 HEAD_BYTES = 1024
 MAX_REPORTED_ISSUES = 200
+PROGRESS_STEP = 1 << 20
 
 ProgressFn = Callable[[int], None]  # called with the number of bytes just processed
 
@@ -207,6 +208,7 @@ class Importer:
             self._subagents.append(
                 SubagentInfo(f.session_id, f.agent_id, f.agent_type, self._clean(f.description), path)
             )
+        unreported = 0  # bytes read but not yet passed to the progress callback
         try:
             with f.path.open("rb") as fh:
                 for raw in iter_lines(
@@ -218,14 +220,18 @@ class Importer:
                     if not raw.terminated and not settled:
                         break  # a line still being written: read it next time
                     self._take(parser.feed(raw), report)
-                    if progress:
-                        progress(raw.end - raw.offset)
+                    unreported += raw.end - raw.offset
+                    if progress and unreported >= PROGRESS_STEP:
+                        progress(unreported)
+                        unreported = 0
                     if len(self._events) >= self.options.batch_events:
                         self._stage_file(f, st, parser)
                         self._flush()
         except OSError as exc:
             report.files_unreadable += 1
             report.notes.append(f"Stopped reading {path}: {exc.strerror or exc}.")
+        if progress and unreported:
+            progress(unreported)
         if settled:
             self._take(parser.finish(), report)
         self._stage_file(f, st, parser)
