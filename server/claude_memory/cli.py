@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
+import duckdb
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
@@ -70,8 +71,17 @@ def _memory(ctx: typer.Context, *, read_only: bool = False) -> Iterator[Memory]:
         yield memory
     except StoreError as exc:
         _fail(str(exc))
+    except duckdb.Error as exc:
+        _fail(f"The memory store failed: {_first_line(exc)}")
+    except OSError as exc:
+        _fail(f"{exc.strerror or _first_line(exc)}{f' ({exc.filename})' if exc.filename else ''}.")
     finally:
         memory.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _parse_time(value: str | None, option: str) -> datetime | None:

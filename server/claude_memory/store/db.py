@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -82,6 +84,20 @@ def from_store_time(value: datetime | None) -> str | None:
     return value.replace(tzinfo=UTC).isoformat().replace("+00:00", "Z") if value else None
 
 
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """BEGIN ... COMMIT; on any error ROLLBACK and re-raise the original error (a rollback that fails
+    too, e.g. after a full disk invalidated the database, must not hide what went wrong)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        with suppress(duckdb.Error):
+            con.execute("ROLLBACK")
+        raise
+
+
 def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Apply pending migrations in order; return the names applied."""
     con.execute(
@@ -93,14 +109,9 @@ def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:
     for version, (name, sql) in enumerate(MIGRATIONS, start=1):
         if version in done:
             continue
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             con.execute(sql)
             con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)", [version, name, utc_now()])
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
         applied.append(name)
     return applied
 

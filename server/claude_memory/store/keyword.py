@@ -20,7 +20,7 @@ from typing import Final
 import duckdb
 
 from claude_memory.core.tokens import MAX_WORD, MIN_WORD, SPLIT_SQL, STOPWORDS
-from claude_memory.store.db import to_store_time
+from claude_memory.store.db import to_store_time, transaction
 
 K1: Final = 1.2
 B: Final = 0.75
@@ -82,17 +82,12 @@ def merge(con: duckdb.DuckDBPyConnection) -> int:
     rows = delta_rows(con)
     if rows == 0:
         return 0
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute(
             "CREATE OR REPLACE TABLE kw_main AS SELECT * FROM "
             "(SELECT * FROM kw_main UNION ALL SELECT * FROM kw_delta) ORDER BY term, event_id"
         )
         con.execute("DELETE FROM kw_delta")
-        con.execute("COMMIT")
-    except Exception:
-        con.execute("ROLLBACK")
-        raise
     return rows
 
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from claude_memory.core.events import ParsedEvent
 from claude_memory.store import keyword
-from claude_memory.store.db import utc_now
+from claude_memory.store.db import transaction, utc_now
 
 
 @dataclass(slots=True)
@@ -110,6 +110,19 @@ def _event_table(events: Sequence[ParsedEvent]) -> pa.Table:
     return pa.table(cols, schema=_EVENT_SCHEMA)
 
 
+_INSERT_EVENTS = """
+    INSERT INTO events
+    SELECT b.id, (SELECT coalesce(max(seq), 0) FROM events) + row_number() OVER (ORDER BY b.pos),
+    b.dedupe_key, b.type, b.session_id, b.project, b.agent_id, b.is_sidechain,
+    TRY_CAST(b.ts AS TIMESTAMPTZ)::TIMESTAMP, b.text, b.message_id, b.tool_name, b.tool_use_id,
+    b.files, b.cwd, b.git_branch, b.source_path, b.line_start, b.line_end, b.byte_start,
+    b.byte_end, b.source_uuid, b.metadata::JSON, coalesce(l.dl, 0), ?
+    FROM batch_new b
+    LEFT JOIN batch_lengths l ON l.event_id = b.id
+    ORDER BY b.pos
+"""
+
+
 class EventWriter:
     """Owns every write to the store. Not thread-safe: use it from one thread."""
 
@@ -132,43 +145,26 @@ class EventWriter:
         con = self.con
         now = utc_now()
         con.register("batch", _event_table(list(unique.values())))
-        con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(
-                "CREATE OR REPLACE TEMP TABLE batch_new AS SELECT b.* FROM batch b "
-                "WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = b.id) "
-                "AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.event_id = b.id)"
-            )
-            keyword.stage_tokens(con, "batch_new")
-            con.execute(
-                """
-                INSERT INTO events
-                SELECT b.id, (SELECT coalesce(max(seq), 0) FROM events) + row_number() OVER (ORDER BY b.pos),
-                       b.dedupe_key, b.type, b.session_id, b.project, b.agent_id, b.is_sidechain,
-                       TRY_CAST(b.ts AS TIMESTAMPTZ)::TIMESTAMP, b.text, b.message_id, b.tool_name, b.tool_use_id,
-                       b.files, b.cwd, b.git_branch, b.source_path, b.line_start, b.line_end, b.byte_start,
-                       b.byte_end, b.source_uuid, b.metadata::JSON, coalesce(l.dl, 0), ?
-                FROM batch_new b
-                LEFT JOIN batch_lengths l ON l.event_id = b.id
-                ORDER BY b.pos
-                """,
-                [now],
-            )
-            keyword.index_staged(con)
-            inserted = Counter(
-                {
-                    str(t): int(n)
-                    for t, n in con.execute("SELECT type, count(*) FROM batch_new GROUP BY type").fetchall()
-                }
-            )
-            self._upsert_sessions(list(sessions), now)
-            self._upsert_subagents(list(subagents))
-            self._save_checkpoints(list(checkpoints), now)
-            con.execute("DROP TABLE batch_new")
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+            with transaction(con):
+                con.execute(
+                    "CREATE OR REPLACE TEMP TABLE batch_new AS SELECT b.* FROM batch b "
+                    "WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = b.id) "
+                    "AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.event_id = b.id)"
+                )
+                keyword.stage_tokens(con, "batch_new")
+                con.execute(_INSERT_EVENTS, [now])
+                keyword.index_staged(con)
+                inserted = Counter(
+                    {
+                        str(t): int(n)
+                        for t, n in con.execute("SELECT type, count(*) FROM batch_new GROUP BY type").fetchall()
+                    }
+                )
+                self._upsert_sessions(list(sessions), now)
+                self._upsert_subagents(list(subagents))
+                self._save_checkpoints(list(checkpoints), now)
+                con.execute("DROP TABLE batch_new")
         finally:
             for name in ("batch", "session_rows", "agent_rows", "checkpoint_rows"):
                 con.unregister(name)
@@ -285,8 +281,7 @@ class EventWriter:
         index, leaving a content-free tombstone per event so a re-import does not bring them back."""
         con = self.con
         now = utc_now()
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             con.execute(f"CREATE OR REPLACE TEMP TABLE doomed AS SELECT DISTINCT id FROM ({ids_sql})", list(params))
             row = con.execute("SELECT count(*) FROM doomed").fetchone()
             count = int(row[0]) if row else 0
@@ -301,8 +296,4 @@ class EventWriter:
             )
             con.execute("DELETE FROM subagents WHERE session_id NOT IN (SELECT session_id FROM sessions)")
             con.execute("DROP TABLE doomed")
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
         return count
