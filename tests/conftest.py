@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -30,3 +35,28 @@ def fixtures_home(shared: Path) -> Path:
 @pytest.fixture(scope="session")
 def transcripts(shared: Path) -> Path:
     return shared / "fixtures" / "transcripts"
+
+
+@pytest.fixture(scope="session")
+def corpus_module() -> ModuleType:
+    """bench/corpus.py, the deterministic generator of Claude Code transcript trees."""
+    spec = importlib.util.spec_from_file_location("bench_corpus", REPO / "bench" / "corpus.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_corpus"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_cli(data_dir: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """The real ``claude-memory`` command in a fresh process, with its store in ``data_dir``."""
+    env = {**os.environ, "CLAUDE_MEMORY_HOME": str(data_dir), "COLUMNS": "200"}
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    return subprocess.run(
+        [sys.executable, "-m", "claude_memory", *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.fixture(scope="session")
+def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
+    return run_cli

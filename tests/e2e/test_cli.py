@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
 
-
-def cli(data_dir: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CLAUDE_MEMORY_HOME": str(data_dir), "COLUMNS": "200"}
-    env.pop("CLAUDE_CONFIG_DIR", None)
-    return subprocess.run(
-        [sys.executable, "-m", "claude_memory", *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def as_json(result: subprocess.CompletedProcess[str]) -> Any:
@@ -32,7 +20,7 @@ def as_json(result: subprocess.CompletedProcess[str]) -> Any:
 
 
 @pytest.fixture(scope="module")
-def imported(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path) -> Path:
+def imported(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path, cli: Cli) -> Path:
     data = tmp_path_factory.mktemp("cli") / "data"
     report = as_json(cli(data, "import", "--claude-home", str(fixtures_home), "--json", "--settle-seconds", "0"))
     assert report["events"]["new"] > 600
@@ -41,7 +29,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path) -> P
     return data
 
 
-def test_search_json_shape_and_project_scope(imported: Path) -> None:
+def test_search_json_shape_and_project_scope(imported: Path, cli: Cli) -> None:
     out = as_json(cli(imported, "search", "hello-from-mock", "--project", "/home/dev/work", "--limit", "3", "--json"))
     assert set(out) == {"results", "meta"}
     assert 1 <= len(out["results"]) <= 3 and out["meta"]["count"] == len(out["results"])
@@ -57,14 +45,14 @@ def test_search_json_shape_and_project_scope(imported: Path) -> None:
     assert other["results"] == []
 
 
-def test_search_filters_by_type_and_time(imported: Path) -> None:
+def test_search_filters_by_type_and_time(imported: Path, cli: Cli) -> None:
     tools = as_json(cli(imported, "search", "mix format", "--type", "tool_use", "--json", "--limit", "20"))
     assert tools["results"] and {r["type"] for r in tools["results"]} == {"tool_use"}
     early = as_json(cli(imported, "search", "mix format", "--until", "2000-01-01", "--json"))
     assert early["results"] == []
 
 
-def test_history_sessions_stats(imported: Path) -> None:
+def test_history_sessions_stats(imported: Path, cli: Cli) -> None:
     sessions = as_json(cli(imported, "sessions", "--json", "--limit", "50"))["sessions"]
     assert len(sessions) == 12
     session = sessions[0]["session_id"]
@@ -79,7 +67,7 @@ def test_history_sessions_stats(imported: Path) -> None:
     assert human.returncode == 0 and "Events:" in human.stdout
 
 
-def test_errors_are_one_sentence_with_meaningful_exit_codes(imported: Path, tmp_path: Path) -> None:
+def test_errors_are_one_sentence_with_meaningful_exit_codes(imported: Path, tmp_path: Path, cli: Cli) -> None:
     missing = cli(tmp_path / "d", "import", "--claude-home", str(tmp_path / "nope"))
     assert missing.returncode == 1 and missing.stderr.startswith("Error: ") and "does not exist" in missing.stderr
     assert "Traceback" not in missing.stderr
@@ -99,7 +87,7 @@ def test_errors_are_one_sentence_with_meaningful_exit_codes(imported: Path, tmp_
     assert busy.returncode == 3 and "in use by another process" in busy.stderr
 
 
-def test_forget_session_with_yes(imported: Path) -> None:
+def test_forget_session_with_yes(imported: Path, cli: Cli) -> None:
     before = as_json(cli(imported, "stats", "--json"))["events"]
     out = as_json(cli(imported, "forget", "--session", "dc75efdc-6adf-4400-9099-a7992cc138fc", "--yes", "--json"))
     assert out["forgotten"] > 0

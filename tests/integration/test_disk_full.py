@@ -5,18 +5,17 @@ Needs a tiny tmpfs, which needs root (CI and the development machines run as roo
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 
 import duckdb
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture()
@@ -34,14 +33,8 @@ def tiny_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
-def cli(data: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    args = ["--data-dir", str(data), "import", "--claude-home", str(home), "--settle-seconds", "0"]
-    return subprocess.run(
-        [sys.executable, "-m", "claude_memory", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+def run_import(cli: Cli, data: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    return cli(data, "import", "--claude-home", str(home), "--settle-seconds", "0")
 
 
 def event_rows(data: Path) -> list[tuple[object, ...]]:
@@ -52,16 +45,13 @@ def event_rows(data: Path) -> list[tuple[object, ...]]:
         con.close()
 
 
-def test_full_disk_is_reported_plainly_and_a_resume_elsewhere_completes(tiny_disk: Path, tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("bench_corpus", REPO / "bench" / "corpus.py")
-    assert spec and spec.loader
-    corpus = importlib.util.module_from_spec(spec)
-    sys.modules["bench_corpus"] = corpus
-    spec.loader.exec_module(corpus)
+def test_full_disk_is_reported_plainly_and_a_resume_elsewhere_completes(
+    tiny_disk: Path, tmp_path: Path, corpus_module: ModuleType, cli: Cli
+) -> None:
     home = tmp_path / "claude"
-    truth = corpus.generate(home, 12_000, seed=3)
+    truth = corpus_module.generate(home, 12_000, seed=3)
 
-    full = cli(tiny_disk / "data", home)
+    full = run_import(cli, tiny_disk / "data", home)
     assert full.returncode == 1
     assert full.stderr.startswith("Error: ") and len(full.stderr.strip().splitlines()) == 1, full.stderr
     assert "space" in full.stderr.lower(), full.stderr
@@ -69,10 +59,10 @@ def test_full_disk_is_reported_plainly_and_a_resume_elsewhere_completes(tiny_dis
 
     moved = tmp_path / "moved"
     shutil.copytree(tiny_disk / "data", moved)  # the user frees space: here, by moving the store
-    resumed = cli(moved, home)
+    resumed = run_import(cli, moved, home)
     assert resumed.returncode == 0, resumed.stderr
     clean = tmp_path / "clean"
-    assert cli(clean, home).returncode == 0
+    assert run_import(cli, clean, home).returncode == 0
     rows = event_rows(moved)
     assert len(rows) == truth.events()
     assert rows == event_rows(clean)

@@ -7,7 +7,6 @@ ingestion wall-clock time, plus the keyword postings, sessions, subagents and ch
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import shutil
@@ -22,17 +21,7 @@ from typing import Any
 import duckdb
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
 KILLS_REQUIRED = 24
-
-
-def load_corpus() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_corpus", REPO / "bench" / "corpus.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_corpus"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def start_import(home: Path, data: Path) -> subprocess.Popen[bytes]:
@@ -90,10 +79,9 @@ def snapshot(data: Path) -> dict[str, list[tuple[Any, ...]]]:
 
 
 @pytest.mark.slow
-def test_sigkill_at_random_moments_then_resume_gives_the_clean_store(tmp_path: Path) -> None:
-    corpus = load_corpus()
+def test_sigkill_at_random_moments_then_resume_gives_the_clean_store(tmp_path: Path, corpus_module: ModuleType) -> None:
     home = tmp_path / "claude"
-    truth = corpus.generate(home, 8_000, seed=11)
+    truth = corpus_module.generate(home, 8_000, seed=11)
     clean_dir = tmp_path / "clean"
     clean_seconds = finish_import(home, clean_dir)
     clean = snapshot(clean_dir)

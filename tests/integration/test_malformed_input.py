@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from claude_memory.service.memory import Memory
 from claude_memory.store.keyword import KeywordFilters
+
+Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def _prompt(uuid: str, text: str) -> bytes:
@@ -70,27 +71,10 @@ def test_bad_lines_are_skipped_reported_and_the_import_finishes(tmp_path: Path) 
     assert report.files_found == 2 and report.events_new == 2
 
 
-def test_cli_reports_bad_lines_in_json_and_exits_zero(tmp_path: Path) -> None:
+def test_cli_reports_bad_lines_in_json_and_exits_zero(tmp_path: Path, cli: Cli) -> None:
     home = tmp_path / "claude"
     write_bad_home(home)
-    env = {**os.environ, "CLAUDE_MEMORY_HOME": str(tmp_path / "data")}
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "claude_memory",
-            "import",
-            "--claude-home",
-            str(home),
-            "--json",
-            "--settle-seconds",
-            "0",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    run = cli(tmp_path / "data", "import", "--claude-home", str(home), "--json", "--settle-seconds", "0")
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["skipped_lines"]["total"] == 7

@@ -7,12 +7,13 @@ a raw byte scan blind), and canary strings planted beside every secret prove the
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from claude_memory.service.memory import Memory
+
+Cli = Callable[..., subprocess.CompletedProcess[str]]
 
 SECRETS = {
     "anthropic": "sk-ant-api03-"
@@ -174,16 +175,13 @@ def test_no_planted_secret_or_private_text_reaches_disk(tmp_path: Path) -> None:
             assert piece not in report_text, f"{name} leaked into the import report"
 
 
-def test_cli_output_and_errors_do_not_echo_secrets(tmp_path: Path) -> None:
+def test_cli_output_and_errors_do_not_echo_secrets(tmp_path: Path, cli: Cli) -> None:
     home, data = tmp_path / "claude", tmp_path / "data"
     write_home(home)
     data.mkdir()
     (data / "settings.json").write_text(json.dumps({"privacy": {"private_formats": ["xml", "bracket"]}}))
-    env = {**os.environ, "CLAUDE_MEMORY_HOME": str(data)}
     runs = [
-        subprocess.run(
-            [sys.executable, "-m", "claude_memory", *args], env=env, capture_output=True, text=True, timeout=120
-        )
+        cli(data, *args)
         for args in (
             ["import", "--claude-home", str(home), "--settle-seconds", "0"],
             ["search", "deploy key token", "--json"],

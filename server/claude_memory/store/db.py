@@ -13,6 +13,8 @@ import duckdb
 
 from claude_memory.store.migrations import MIGRATIONS
 
+__all__ = ["DB_FILE", "MIGRATIONS", "StoreBusyError", "StoreError", "connect", "migrate", "rewrite", "transaction"]
+
 DB_FILE = "memory.duckdb"
 
 
@@ -45,6 +47,8 @@ def connect(data_dir: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnec
         raise StoreError(f"There is no memory store in {data_dir} yet; run 'claude-memory import' first.")
     if not read_only:
         data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not db_path.exists():
+            _create(db_path)
     try:
         con = duckdb.connect(str(db_path), read_only=read_only)
     except duckdb.IOException as exc:
@@ -96,6 +100,40 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         with suppress(duckdb.Error):
             con.execute("ROLLBACK")
         raise
+
+
+def _create(db_path: Path) -> None:
+    """Create a new, migrated store under a private name and link it into place only when complete.
+
+    A process killed while DuckDB writes a brand-new file leaves a file DuckDB refuses to open ever
+    after; building it aside means such a crash leaves only a stray temporary file. ``os.link`` fails
+    if another process won the race, in which case its store is used."""
+    temp = db_path.with_name(f".{db_path.name}.{os.getpid()}.creating")
+    temp.unlink(missing_ok=True)
+    con = duckdb.connect(str(temp))
+    try:
+        con.execute(f"LOAD '{fts_extension_path()}'")
+        migrate(con)
+    finally:
+        con.close()
+    temp.chmod(0o600)
+    with suppress(FileExistsError):
+        os.link(temp, db_path)
+    temp.unlink()
+    for stray in db_path.parent.glob(f".{db_path.name}.*.creating"):
+        with suppress(OSError):  # left by a process killed while creating; harmless to remove
+            if stray != temp and _pid_gone(stray.name.split(".")[-2]):
+                stray.unlink()
+
+
+def _pid_gone(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -110,6 +110,23 @@ def _event_table(events: Sequence[ParsedEvent]) -> pa.Table:
     return pa.table(cols, schema=_EVENT_SCHEMA)
 
 
+_SESSION_SCHEMA = pa.schema(
+    [(n, pa.string()) for n in ("session_id", "project", "cwd", "title", "git_branch", "cc_version", "transcript")]
+)
+_SUBAGENT_SCHEMA = pa.schema(
+    [(n, pa.string()) for n in ("session_id", "agent_id", "agent_type", "description", "transcript")]
+)
+_CHECKPOINT_SCHEMA = pa.schema(
+    [("path", pa.string()), ("device", pa.int64()), ("inode", pa.int64()), ("head_hash", pa.string())]
+    + [(n, pa.int64()) for n in ("size", "byte_offset", "line_no")]
+)
+
+
+def _table(items: Sequence[Any], schema: pa.Schema) -> pa.Table:
+    """An Arrow table of dataclass instances, one column per schema field (an attribute of the same name)."""
+    return pa.table({name: [getattr(item, name) for item in items] for name in schema.names}, schema=schema)
+
+
 _INSERT_EVENTS = """
     INSERT INTO events
     SELECT b.id, (SELECT coalesce(max(seq), 0) FROM events) + row_number() OVER (ORDER BY b.pos),
@@ -174,26 +191,7 @@ class EventWriter:
         """Insert or update sessions; their time span grows with the events just inserted."""
         if not sessions:
             return
-        self.con.register(
-            "session_rows",
-            pa.table(
-                {
-                    "session_id": [s.session_id for s in sessions],
-                    "project": [s.project for s in sessions],
-                    "cwd": [s.cwd for s in sessions],
-                    "title": [s.title for s in sessions],
-                    "git_branch": [s.git_branch for s in sessions],
-                    "cc_version": [s.cc_version for s in sessions],
-                    "transcript": [s.transcript for s in sessions],
-                },
-                schema=pa.schema(
-                    [
-                        (n, pa.string())
-                        for n in ("session_id", "project", "cwd", "title", "git_branch", "cc_version", "transcript")
-                    ]
-                ),
-            ),
-        )
+        self.con.register("session_rows", _table(sessions, _SESSION_SCHEMA))
         self.con.execute(
             """
             INSERT INTO sessions
@@ -224,51 +222,13 @@ class EventWriter:
     def _upsert_subagents(self, subagents: list[SubagentInfo]) -> None:
         if not subagents:
             return
-        self.con.register(
-            "agent_rows",
-            pa.table(
-                {
-                    "session_id": [a.session_id for a in subagents],
-                    "agent_id": [a.agent_id for a in subagents],
-                    "agent_type": [a.agent_type for a in subagents],
-                    "description": [a.description for a in subagents],
-                    "transcript": [a.transcript for a in subagents],
-                },
-                schema=pa.schema(
-                    [(n, pa.string()) for n in ("session_id", "agent_id", "agent_type", "description", "transcript")]
-                ),
-            ),
-        )
+        self.con.register("agent_rows", _table(subagents, _SUBAGENT_SCHEMA))
         self.con.execute("INSERT OR REPLACE INTO subagents SELECT * FROM agent_rows")
 
     def _save_checkpoints(self, checkpoints: list[Checkpoint], now: datetime) -> None:
         if not checkpoints:
             return
-        self.con.register(
-            "checkpoint_rows",
-            pa.table(
-                {
-                    "path": [c.path for c in checkpoints],
-                    "device": [c.device for c in checkpoints],
-                    "inode": [c.inode for c in checkpoints],
-                    "head_hash": [c.head_hash for c in checkpoints],
-                    "size": [c.size for c in checkpoints],
-                    "byte_offset": [c.byte_offset for c in checkpoints],
-                    "line_no": [c.line_no for c in checkpoints],
-                },
-                schema=pa.schema(
-                    [
-                        ("path", pa.string()),
-                        ("device", pa.int64()),
-                        ("inode", pa.int64()),
-                        ("head_hash", pa.string()),
-                        ("size", pa.int64()),
-                        ("byte_offset", pa.int64()),
-                        ("line_no", pa.int64()),
-                    ]
-                ),
-            ),
-        )
+        self.con.register("checkpoint_rows", _table(checkpoints, _CHECKPOINT_SCHEMA))
         self.con.execute("INSERT OR REPLACE INTO ingest_checkpoints SELECT *, ? FROM checkpoint_rows", [now])
 
     def merge_keyword_index(self, *, force: bool = False) -> int:

@@ -1,0 +1,59 @@
+"""Opening and creating the store: crash leftovers, concurrent first use, a second writer."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from claude_memory.store import db
+
+
+def test_leftover_from_a_creation_killed_midway_is_ignored_and_removed(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    stray = data / f".{db.DB_FILE}.2147480000.creating"  # no such process
+    stray.write_bytes(b"\x00" * 100)  # what a kill while DuckDB writes a new file leaves behind
+    con = db.connect(data)
+    try:
+        assert db.schema_version(con) == len(db.MIGRATIONS)
+    finally:
+        con.close()
+    assert not stray.exists()
+    assert oct((data / db.DB_FILE).stat().st_mode & 0o777) == "0o600"
+
+
+def test_first_use_by_several_processes_at_once_yields_one_good_store(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = {**os.environ, "CLAUDE_MEMORY_HOME": str(data)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "claude_memory", "stats", "--json"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    codes = [p.wait(timeout=120) for p in procs]
+    assert set(codes) <= {0, 3} and 0 in codes  # 3: "in use by another process", said plainly
+    for p in procs:
+        assert "Traceback" not in p.stderr.read()
+    con = db.connect(data)
+    try:
+        assert db.schema_version(con) == len(db.MIGRATIONS)
+    finally:
+        con.close()
+    assert not list(data.glob("*.creating"))
+
+
+def test_an_unreadable_store_is_reported_in_one_sentence(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / db.DB_FILE).write_bytes(b"this is not a database")
+    with pytest.raises(db.StoreError, match="Could not open the memory store"):
+        db.connect(data)
