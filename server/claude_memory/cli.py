@@ -10,12 +10,14 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, TextIO
 
 import duckdb
 import typer
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -40,6 +42,15 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+class BatchQuery(BaseModel):
+    """One line of ``search --batch`` input."""
+
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(min_length=1)
+    project: str | None = None
+    limit: int | None = Field(default=None, ge=1, le=1000)
 
 
 class _State:
@@ -238,17 +249,30 @@ def _one_line(text: str, width: int) -> str:
 @app.command()
 def search(
     ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="Words to look for.")],
+    query: Annotated[str | None, typer.Argument(help="Words to look for.", show_default=False)] = None,
     project: ProjectOpt = None,
     session: SessionOpt = None,
     types: TypeOpt = None,
     since: SinceOpt = None,
     until: UntilOpt = None,
     limit: Annotated[int, typer.Option("--limit", min=1, max=1000, help="How many results.")] = 10,
+    batch: Annotated[
+        Path | None,
+        typer.Option(
+            "--batch",
+            help='JSON lines of {"query", "project", "limit"} (- for stdin); prints one JSON result line each.',
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Keyword (BM25) search over everything remembered."""
     filters = _filters(project, session, types, since, until)
+    if batch is not None:
+        with _memory(ctx) as memory:
+            _search_batch(memory, batch, filters, limit)
+        return
+    if query is None:
+        raise typer.BadParameter("give a query, or --batch FILE", param_hint="QUERY")
     with _memory(ctx) as memory:
         hits, meta = memory.search(query, filters, limit)
     if as_json:
@@ -260,9 +284,72 @@ def search(
     for rank, hit in enumerate(hits, start=1):
         e = hit.event
         when = e.ts.strftime("%Y-%m-%d %H:%M") if e.ts else "?"
-        typer.echo(f"#{rank} [{e.id}] {e.type} · {when} · session {e.session_id[:8]} · score {hit.score:.3f}")
+        cite = f"mem:{e.citation}" if e.citation else str(e.id)
+        typer.echo(f"#{rank} [{cite}] {e.type} · {when} · session {e.session_id[:8]} · score {hit.score:.3f}")
         typer.echo(f"   {hit.snippet}")
         typer.echo(f"   {e.source_path}:{e.line_start}-{e.line_end}")
+
+
+def _search_batch(memory: Memory, source: Path, defaults: KeywordFilters, limit: int) -> None:
+    """One JSON line out per JSON line in; a bad input line gets {"error": ...} and the rest go on."""
+    stream = sys.stdin if str(source) == "-" else _open_text(source)
+    with stream:
+        for line_no, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                request = BatchQuery.model_validate_json(line)
+            except ValidationError as exc:
+                typer.echo(json.dumps({"error": f"line {line_no}: {_first_error(exc)}"}))
+                continue
+            filters = defaults
+            if request.project is not None:
+                filters = replace(filters, project=normalise_project_arg(request.project))
+            hits, meta = memory.search(request.query, filters, request.limit or limit)
+            meta["line"] = line_no
+            typer.echo(json.dumps({"results": [h.to_json() for h in hits], "meta": meta}, ensure_ascii=False))
+
+
+def _open_text(path: Path) -> TextIO:
+    try:
+        return path.open(encoding="utf-8")
+    except OSError as exc:
+        _fail(f"Could not read {path}: {exc.strerror or exc}.")
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ()))
+    return f"{where}: {err['msg']}" if where else str(err["msg"])
+
+
+@app.command()
+def show(
+    ctx: typer.Context,
+    ref: Annotated[str, typer.Argument(help="A citation (mem:AbC123) or event id.")],
+    context: Annotated[int, typer.Option("--context", min=0, max=50, help="Neighbouring events each side.")] = 2,
+    as_json: JsonOpt = False,
+) -> None:
+    """One memory in full, with its source (transcript path, lines, bytes) and its session neighbours."""
+    with _memory(ctx) as memory:
+        data = memory.show(ref, context=context)
+    if data is None:
+        _fail(f"No memory {ref} (it may have been forgotten).", EXIT_NOTHING)
+    if as_json:
+        _print_json(data)
+        return
+    src = data["source"]
+    typer.echo(f"{data['citation'] or data['id']} · {data['type']} · {data['timestamp'] or '?'}")
+    typer.echo(f"Session {data['session_id']} · project {data['project'] or '?'}")
+    typer.echo(
+        f"Source {src['path']}:{src['line_start']}-{src['line_end']} (bytes {src['byte_start']}-{src['byte_end']})"
+    )
+    typer.echo("─" * 40)
+    typer.echo(data["text"])
+    typer.echo("─" * 40)
+    for n in data["neighbours"]:
+        mark = "▶" if n["is_target"] else " "
+        typer.echo(f"{mark} {n['citation'] or n['id']} {n['type']:<16} {_one_line(n['preview'], 90)}")
 
 
 @app.command()
@@ -288,7 +375,8 @@ def history(
     for e in events:
         when = e.ts.strftime("%Y-%m-%d %H:%M:%S") if e.ts else "?"
         label = f"{e.type}:{e.tool_name}" if e.tool_name else e.type
-        typer.echo(f"{when}  {label:<22} [{e.id}] {_one_line(e.text, 100)}")
+        cite = f"mem:{e.citation}" if e.citation else str(e.id)
+        typer.echo(f"{when}  {label:<22} [{cite}] {_one_line(e.text, 100)}")
 
 
 @app.command()
@@ -338,7 +426,9 @@ def stats(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 @app.command()
 def forget(
     ctx: typer.Context,
-    event_ids: Annotated[list[int] | None, typer.Argument(help="Event ids to forget.", show_default=False)] = None,
+    refs: Annotated[
+        list[str] | None, typer.Argument(help="Citations (mem:AbC123) or event ids to forget.", show_default=False)
+    ] = None,
     session: Annotated[str | None, typer.Option("--session", help="Forget a whole session.")] = None,
     project: Annotated[str | None, typer.Option("--project", help="Forget a whole project (a path).")] = None,
     before: Annotated[str | None, typer.Option("--before", help="Forget everything before this date.")] = None,
@@ -346,15 +436,22 @@ def forget(
     as_json: JsonOpt = False,
 ) -> None:
     """Remove memories for good: from the store and the search index. Criteria combine with AND."""
-    selector = ForgetSelector(
-        event_ids=tuple(event_ids or ()),
-        session_id=session,
-        project=normalise_project_arg(project) if project else None,
-        before=_parse_time(before, "--before"),
-    )
-    if selector.is_empty():
-        raise typer.BadParameter("say what to forget: event ids, --session, --project or --before")
+    before_time = _parse_time(before, "--before")
+    if not (refs or session or project or before_time):
+        raise typer.BadParameter("say what to forget: citations or event ids, --session, --project or --before")
     with _memory(ctx) as memory:
+        event_ids = []
+        for ref in refs or []:
+            found = memory.resolve(ref)
+            if found is None:
+                _fail(f"No memory {ref}; nothing was forgotten.", EXIT_NOTHING)
+            event_ids.append(found.id)
+        selector = ForgetSelector(
+            event_ids=tuple(event_ids),
+            session_id=session,
+            project=normalise_project_arg(project) if project else None,
+            before=before_time,
+        )
         count = memory.count_matching(selector)
         if count == 0:
             if as_json:

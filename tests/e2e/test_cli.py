@@ -95,3 +95,34 @@ def test_forget_session_with_yes(imported: Path, cli: Cli) -> None:
     assert after["events"] == before - out["forgotten"] and after["forgotten_events"] >= out["forgotten"]
     history = as_json(cli(imported, "history", "--session", "dc75efdc-6adf-4400-9099-a7992cc138fc", "--json"))
     assert history["events"] == []
+
+
+def test_batch_search_show_and_forget_by_citation(imported: Path, tmp_path: Path, cli: Cli) -> None:
+    batch = tmp_path / "queries.jsonl"
+    batch.write_text(
+        '{"query": "hello-from-mock", "project": "/home/dev/work", "limit": 2}\n'
+        "this is not json\n"
+        '{"query": "mix format", "limit": 3}\n'
+        '{"query": ""}\n'
+    )
+    run = cli(imported, "search", "--batch", str(batch))
+    assert run.returncode == 0, run.stderr
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    assert len(lines) == 4
+    first, bad, third, empty = lines
+    assert 1 <= len(first["results"]) <= 2 and {r["project"] for r in first["results"]} == {"/home/dev/work"}
+    assert "line 2" in bad["error"] and "error" in empty
+    assert len(third["results"]) == 3 and third["meta"]["line"] == 3
+    single = as_json(cli(imported, "search", "mix format", "--limit", "3", "--json"))
+    assert [r["id"] for r in single["results"]] == [r["id"] for r in third["results"]]
+    citation = first["results"][0]["citation"]
+    assert citation.startswith("mem:") and len(citation) == 10
+    shown = as_json(cli(imported, "show", citation, "--json"))
+    assert shown["citation"] == citation and shown["source"]["path"] == first["results"][0]["source"]["path"]
+    assert "hello-from-mock" in shown["text"]
+    human = cli(imported, "show", citation)
+    assert human.returncode == 0 and citation in human.stdout and "Source " in human.stdout
+    gone = as_json(cli(imported, "forget", citation, "--yes", "--json"))
+    assert gone == {"forgotten": 1}
+    missing = cli(imported, "show", citation)
+    assert missing.returncode == 4 and "No memory" in missing.stderr

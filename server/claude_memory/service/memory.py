@@ -13,6 +13,7 @@ from types import TracebackType
 from typing import Any
 
 from claude_memory.config import Settings, load_settings
+from claude_memory.core import citations
 from claude_memory.core.privacy import PrivacyFilter
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service.discovery import Discovery, discover
@@ -122,6 +123,31 @@ class Memory:
         data["store_bytes"] = db_file.stat().st_size if db_file.exists() else 0
         return data
 
+    def resolve(self, ref: str) -> StoredEvent | None:
+        """An event by citation (``mem:AbC123``, ``[mem:AbC123]``, ``AbC123``) or numeric id."""
+        citation = citations.parse(ref)
+        if citation is not None:
+            found = queries.event_by_citation(self.con, citation)
+            if found is not None or not ref.strip().isdigit():
+                return found
+        if ref.strip().isdigit():
+            return queries.events_by_ids(self.con, [int(ref.strip())]).get(int(ref.strip()))
+        return None
+
+    def show(self, ref: str, *, context: int = 2, via: str = "cli") -> dict[str, Any] | None:
+        """Full details of one event, its session neighbours, and how often its citation was used.
+        Counts this resolution as a use of the citation."""
+        event = self.resolve(ref)
+        if event is None:
+            return None
+        around = queries.neighbours(self.con, event, context, context)
+        if event.citation:
+            queries.record_citation_use(self.con, event.citation, via)
+        data = event.to_json()
+        data["citation_uses"] = queries.citation_uses(self.con, event.citation) if event.citation else 0
+        data["neighbours"] = [_preview(n, n.id == event.id) for n in around]
+        return data
+
     # ------------------------------------------------------------------ forget
 
     def count_matching(self, selector: ForgetSelector) -> int:
@@ -138,3 +164,15 @@ class Memory:
             self.con = db.rewrite(self.con, self.data_dir)
             self.writer = EventWriter(self.con)
         return count
+
+
+def _preview(event: StoredEvent, is_target: bool) -> dict[str, Any]:
+    full = event.to_json()
+    return {
+        "id": event.id,
+        "citation": full["citation"],
+        "type": event.type,
+        "timestamp": full["timestamp"],
+        "preview": " ".join(event.text.split())[:200],
+        "is_target": is_target,
+    }

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 
+from claude_memory.store.citations import assign_missing
 from claude_memory.store.migrations import MIGRATIONS
 
 __all__ = ["DB_FILE", "MIGRATIONS", "StoreBusyError", "StoreError", "connect", "migrate", "rewrite", "transaction"]
@@ -64,8 +65,9 @@ def connect(data_dir: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnec
     try:
         con.execute("SET TimeZone = 'UTC'")
         con.execute(f"LOAD '{fts_extension_path()}'")
-        if not read_only:
-            migrate(con)
+        if not read_only and migrate(con):
+            with transaction(con):
+                assign_missing(con)
     except Exception:
         con.close()
         raise

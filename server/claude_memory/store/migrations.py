@@ -88,4 +88,18 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
                                dl INTEGER NOT NULL);
         """,
     ),
+    (
+        "0003_citations",
+        """
+        -- mem:XXXXXX citations: assigned by the writer with each new event, never reused (a forgotten
+        -- event's citation stays on its tombstone so no later event can take it).
+        ALTER TABLE events ADD COLUMN citation VARCHAR;
+        ALTER TABLE tombstones ADD COLUMN citation VARCHAR;
+        CREATE TABLE citation_uses (
+            citation      VARCHAR NOT NULL,
+            used_at       TIMESTAMP NOT NULL,
+            via           VARCHAR NOT NULL               -- which face resolved it: cli, hook, mcp, lsp
+        );
+        """,
+    ),
 )

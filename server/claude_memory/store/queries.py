@@ -9,13 +9,14 @@ from typing import Any
 
 import duckdb
 
-from claude_memory.store.db import from_store_time
+from claude_memory.core.citations import render
+from claude_memory.store.db import from_store_time, utc_now
 from claude_memory.store.keyword import KeywordFilters, filter_sql
 
 _EVENT_COLUMNS = (
     "id, seq, type, session_id, project, agent_id, is_sidechain, ts, text, message_id, tool_name, "
     "tool_use_id, files, cwd, git_branch, source_path, line_start, line_end, byte_start, byte_end, "
-    "source_uuid, metadata"
+    "source_uuid, metadata, citation"
 )
 
 
@@ -43,6 +44,7 @@ class StoredEvent:
     byte_end: int | None
     source_uuid: str | None
     metadata: dict[str, Any]
+    citation: str | None
 
     def source(self) -> dict[str, Any]:
         return {
@@ -57,6 +59,7 @@ class StoredEvent:
     def to_json(self, *, text: str | None = None) -> dict[str, Any]:
         return {
             "id": self.id,
+            "citation": render(self.citation) if self.citation else None,
             "type": self.type,
             "timestamp": from_store_time(self.ts),
             "session_id": self.session_id,
@@ -163,3 +166,33 @@ def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
             "unmerged_postings": int(scalar("SELECT count(*) FROM kw_delta")),
         },
     }
+
+
+def event_by_citation(con: duckdb.DuckDBPyConnection, citation: str) -> StoredEvent | None:
+    row = con.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE citation = ?", [citation]).fetchone()
+    return _row_to_event(row) if row else None
+
+
+def neighbours(con: duckdb.DuckDBPyConnection, event: StoredEvent, before: int, after: int) -> list[StoredEvent]:
+    """Events of the same session around ``event`` (by time, then insertion order), itself included."""
+    rows = con.execute(
+        f"""
+        WITH ordered AS (
+            SELECT {_EVENT_COLUMNS}, row_number() OVER (ORDER BY ts NULLS LAST, seq) AS rn
+            FROM events WHERE session_id = ?
+        ), me AS (SELECT rn FROM ordered WHERE id = ?)
+        SELECT {_EVENT_COLUMNS} FROM ordered, me
+        WHERE ordered.rn BETWEEN me.rn - ? AND me.rn + ? ORDER BY ordered.rn
+        """,
+        [event.session_id, event.id, before, after],
+    ).fetchall()
+    return [_row_to_event(r) for r in rows]
+
+
+def record_citation_use(con: duckdb.DuckDBPyConnection, citation: str, via: str) -> None:
+    con.execute("INSERT INTO citation_uses VALUES (?, ?, ?)", [citation, utc_now(), via])
+
+
+def citation_uses(con: duckdb.DuckDBPyConnection, citation: str) -> int:
+    row = con.execute("SELECT count(*) FROM citation_uses WHERE citation = ?", [citation]).fetchone()
+    return int(row[0]) if row else 0

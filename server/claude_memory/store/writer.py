@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from claude_memory.core.events import ParsedEvent
 from claude_memory.store import keyword
+from claude_memory.store.citations import allocate_citations
 from claude_memory.store.db import transaction, utc_now
 
 
@@ -128,13 +129,16 @@ def _table(items: Sequence[Any], schema: pa.Schema) -> pa.Table:
 
 
 _INSERT_EVENTS = """
-    INSERT INTO events
+    INSERT INTO events (id, seq, dedupe_key, type, session_id, project, agent_id, is_sidechain, ts, text,
+                        message_id, tool_name, tool_use_id, files, cwd, git_branch, source_path, line_start,
+                        line_end, byte_start, byte_end, source_uuid, metadata, kw_len, ingested_at, citation)
     SELECT b.id, (SELECT coalesce(max(seq), 0) FROM events) + row_number() OVER (ORDER BY b.pos),
     b.dedupe_key, b.type, b.session_id, b.project, b.agent_id, b.is_sidechain,
     TRY_CAST(b.ts AS TIMESTAMPTZ)::TIMESTAMP, b.text, b.message_id, b.tool_name, b.tool_use_id,
     b.files, b.cwd, b.git_branch, b.source_path, b.line_start, b.line_end, b.byte_start,
-    b.byte_end, b.source_uuid, b.metadata::JSON, coalesce(l.dl, 0), ?
+    b.byte_end, b.source_uuid, b.metadata::JSON, coalesce(l.dl, 0), ?, c.citation
     FROM batch_new b
+    JOIN batch_citations c ON c.pos = b.pos
     LEFT JOIN batch_lengths l ON l.event_id = b.id
     ORDER BY b.pos
 """
@@ -170,6 +174,15 @@ class EventWriter:
                     "AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.event_id = b.id)"
                 )
                 keyword.stage_tokens(con, "batch_new")
+                new_ids = [int(r[0]) for r in con.execute("SELECT id FROM batch_new ORDER BY pos").fetchall()]
+                positions = [int(r[0]) for r in con.execute("SELECT pos FROM batch_new ORDER BY pos").fetchall()]
+                con.register(
+                    "batch_citations",
+                    pa.table(
+                        {"pos": positions, "citation": allocate_citations(con, new_ids)},
+                        schema=pa.schema([("pos", pa.int64()), ("citation", pa.string())]),
+                    ),
+                )
                 con.execute(_INSERT_EVENTS, [now])
                 keyword.index_staged(con)
                 inserted = Counter(
@@ -183,7 +196,7 @@ class EventWriter:
                 self._save_checkpoints(list(checkpoints), now)
                 con.execute("DROP TABLE batch_new")
         finally:
-            for name in ("batch", "session_rows", "agent_rows", "checkpoint_rows"):
+            for name in ("batch", "batch_citations", "session_rows", "agent_rows", "checkpoint_rows"):
                 con.unregister(name)
         return inserted
 
@@ -246,8 +259,12 @@ class EventWriter:
             row = con.execute("SELECT count(*) FROM doomed").fetchone()
             count = int(row[0]) if row else 0
             keyword.delete(con, "doomed")
+            con.execute(
+                "INSERT OR IGNORE INTO tombstones (event_id, forgotten_at, citation) "
+                "SELECT d.id, ?, e.citation FROM doomed d LEFT JOIN events e ON e.id = d.id",
+                [now],
+            )
             con.execute("DELETE FROM events WHERE id IN (SELECT id FROM doomed)")
-            con.execute("INSERT OR IGNORE INTO tombstones SELECT id, ? FROM doomed", [now])
             con.execute("DELETE FROM sessions WHERE session_id NOT IN (SELECT DISTINCT session_id FROM events)")
             con.execute(
                 "UPDATE sessions SET first_ts = t.first_ts, last_ts = t.last_ts FROM "
