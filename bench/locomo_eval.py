@@ -2,7 +2,7 @@
 /work/shared/bench/locomo/README.md.
 
     .venv/bin/python bench/locomo_eval.py [--split dev] [--data-dir DIR] [--modes keyword,semantic,hybrid]
-                                          [--limit 50] [--json OUT]
+                                          [--limit 100] [--json OUT]
 
 Steps: import the split's ``claude_home`` into a fresh store (a temporary directory unless ``--data-dir``;
 import is idempotent, so an already imported ``--data-dir`` is reused as is), write every question as one
@@ -173,7 +173,9 @@ def main() -> None:
     parser.add_argument("--split", default="dev")
     parser.add_argument("--data-dir", type=Path, help="store to use (imported into if needed); default: a temp dir")
     parser.add_argument("--modes", default=",".join(ALL_MODES))
-    parser.add_argument("--limit", type=int, default=50)
+    parser.add_argument(
+        "--limit", type=int, default=100, help="results per query (50 leaves ~3/4 of lists under 2,000 tokens)"
+    )
     parser.add_argument("--json", type=Path, dest="json_out", help="also write everything as JSON here")
     parser.add_argument("--cli", type=Path, default=CLI, help="the claude-memory executable")
     args = parser.parse_args()

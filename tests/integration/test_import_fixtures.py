@@ -17,6 +17,7 @@ from claude_memory.store.keyword import KeywordFilters
 SYNTHETIC = re.compile(
     r"^\s*(<task-notification>|<local-command-|<command-name>|<command-message>|\[Request interrupted|Caveat: )"
 )
+COMMAND_ARGS = re.compile(r"<command-args>\s*\S.*?</command-args>", re.S)  # a slash command given arguments
 REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
 
 
@@ -51,7 +52,8 @@ def expected_counts(home: Path) -> Counter[str]:
                 if any(b.get("type") == "tool_result" for b in content):
                     continue
                 content = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
-            if line.get("isMeta") or SYNTHETIC.match(content) or not REMINDER.sub("", content).strip():
+            typed = bool(COMMAND_ARGS.search(content))
+            if line.get("isMeta") or (SYNTHETIC.match(content) and not typed) or not REMINDER.sub("", content).strip():
                 continue
             counts["subagent_prompt" if is_subagent else "user_prompt"] += 1
         counts["agent_response"] += len(message_ids_with_text)

@@ -63,10 +63,10 @@ def test_bad_lines_are_skipped_reported_and_the_import_finishes(tmp_path: Path) 
         (str(path), 4): "line is not valid UTF-8",
         (str(path), 5): "line too long; skipped",
         (str(path), 7): "line is not a JSON object",
-        (str(path), 10): "malformed JSON",
+        (str(path), 10): "last line has no newline yet; read it later",
     }
     assert report.unknown_line_types == {"hologram": 1}
-    assert report.lines_skipped["unknown line type 'hologram'"] == 1
+    assert report.lines_skipped["unknown line type hologram"] == 1
     assert sum(report.lines_skipped.values()) == 7
     assert report.files_found == 2 and report.events_new == 2
 
@@ -103,3 +103,79 @@ def test_unfinished_last_line_of_a_live_file_is_left_for_later(tmp_path: Path) -
             "first prompt",
             "second prompt, written in two parts",
         ]
+
+
+def _tool_lines(result: bool) -> bytes:
+    call = {
+        "type": "assistant",
+        "uuid": "a1",
+        "sessionId": "slow-1",
+        "timestamp": "2026-04-01T09:00:00.000Z",
+        "cwd": "/nonexistent/bad",
+        "message": {
+            "id": "m1",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_9",
+                    "name": "Task",
+                    "input": {"description": "analyse", "prompt": "do it"},
+                }
+            ],
+        },
+    }
+    answer = {
+        "type": "user",
+        "uuid": "r1",
+        "sessionId": "slow-1",
+        "timestamp": "2026-04-01T10:30:00.000Z",
+        "message": {
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_9", "content": "FINAL REPORT: the bug is in parser.py"}
+            ]
+        },
+    }
+    return (json.dumps(call) + "\n").encode() + ((json.dumps(answer) + "\n").encode() if result else b"")
+
+
+def test_a_tool_call_waiting_for_hours_is_not_closed_early(tmp_path: Path) -> None:
+    """A subagent or a question to the user can take hours: the call waits for its result."""
+    import time
+
+    from claude_memory.core.privacy import PrivacyFilter
+    from claude_memory.service.discovery import discover
+    from claude_memory.service.importer import Importer, ImportOptions
+
+    home = tmp_path / "claude"
+    folder = home / "projects" / "-nonexistent-bad"
+    folder.mkdir(parents=True)
+    path = folder / "slow-1.jsonl"
+    path.write_bytes(_tool_lines(result=False))
+    now = [time.time() + 3 * 3600]  # the file has been idle for three hours
+    with Memory(tmp_path / "data") as memory:
+        importer = Importer(memory.con, PrivacyFilter(), ImportOptions(settle_seconds=60), clock=lambda: now[0])
+        assert importer.run(discover(home).files).events_new == 0  # still waiting for the result
+        path.write_bytes(_tool_lines(result=True))
+        assert importer.run(discover(home).files).events_new == 1
+        (event,) = memory.history(KeywordFilters(), 10)
+        assert "FINAL REPORT" in event.text and "result" not in event.metadata
+    other = tmp_path / "other"
+    (other / "projects" / "-nonexistent-bad").mkdir(parents=True)
+    (other / "projects" / "-nonexistent-bad" / "slow-1.jsonl").write_bytes(_tool_lines(result=False))
+    with Memory(tmp_path / "data2") as memory:
+        later = Importer(memory.con, PrivacyFilter(), ImportOptions(), clock=lambda: time.time() + 2 * 86400)
+        assert later.run(discover(other).files).events_new == 1  # two days idle: stored without a result
+        (event,) = memory.history(KeywordFilters(), 10)
+        assert event.metadata["result"] == "missing"
+
+
+def test_bytes_appended_while_reading_wait_for_the_next_run(tmp_path: Path) -> None:
+    import io
+
+    from claude_memory.core.lines import iter_lines
+
+    data = _prompt("u1", "seen") + b'{"type":"user","uuid":"u2","message":{"content":"appended while rea'
+    seen = len(_prompt("u1", "seen")) + 10  # the size when the file was looked at
+    got = list(iter_lines(io.BytesIO(data), start_offset=0, start_line=1, max_line_bytes=1 << 20, end_offset=seen))
+    assert [g.terminated for g in got] == [True, False]
+    assert got[1].end == seen

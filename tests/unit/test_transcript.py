@@ -188,7 +188,7 @@ def test_malformed_lines_are_reported_with_line_numbers_and_parsing_continues() 
         3: "line is not valid UTF-8",
         4: "line is not a JSON object",
         5: "line too long; skipped",
-        7: "unexpected structure in a 'user' line",
+        7: "unexpected structure in a user line",
         9: "malformed JSON",
     }
     assert parser.stats.unknown_types["brand-new-type"] == 1
@@ -317,3 +317,61 @@ def test_resuming_from_safe_offset_at_any_cut_reproduces_a_clean_parse(transcrip
         for key, value in _canonical(after).items():
             merged.setdefault(key, value)
         assert merged == clean, f"cut at line {cut}"
+
+
+def test_a_bad_line_does_not_take_completed_events_with_it() -> None:
+    answer = {
+        "type": "assistant",
+        "uuid": "a1",
+        "sessionId": "s1",
+        "message": {"id": "m1", "content": [{"type": "text", "text": "IMPORTANT ANSWER"}]},
+    }
+    call = {
+        "type": "assistant",
+        "uuid": "a2",
+        "sessionId": "s1",
+        "message": {
+            "id": "m2",
+            "content": [{"type": "tool_use", "id": "t1", "name": "TodoWrite", "input": {"todos": 5}}],
+        },
+    }
+    result = {
+        "type": "user",
+        "uuid": "r1",
+        "sessionId": "s1",
+        "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+    }
+    bad_user = {"type": "user", "uuid": "u9", "sessionId": "s1", "message": "oops"}
+    events, parser = parse_bytes(_line(answer) + _line(bad_user) + _line(call) + _line(result))
+    assert [e.type for e in events] == [ev.AGENT_RESPONSE, ev.TOOL_USE]
+    assert events[0].text == "IMPORTANT ANSWER" and events[1].tool_name == "TodoWrite"
+    assert [i.line_no for i in parser.issues] == [2]
+
+
+def test_commands_a_person_typed_are_kept_and_wrappers_dropped() -> None:
+    compact = (
+        "<command-name>/compact</command-name>\n<command-message>compact</command-message>\n"
+        "<command-args>focus on the echo command</command-args>"
+    )
+    bare = (
+        "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>"
+    )
+    bang = "<bash-input>git status</bash-input>"
+    out = "<bash-stdout>On branch main</bash-stdout><bash-stderr></bash-stderr>"
+    lines = b"".join(_line(_user(f"u{i}", text)) for i, text in enumerate([compact, bare, bang, out]))
+    events, parser = parse_bytes(lines)
+    assert [e.text for e in events] == ["/compact focus on the echo command", "! git status"]
+    assert all(e.metadata.get("command") for e in events)
+    assert parser.stats.dropped["machine-written prompt"] == 2
+
+
+def test_reports_never_repeat_unrecognisable_type_names() -> None:
+    lines = (
+        _line({"type": "AKIAIOSFODNN7EXAMPLE"})
+        + _line({"type": "brand-new-thing"})
+        + _line({"type": {"pw": "hunter2-SECRET"}, "message": 1})
+    )
+    _, parser = parse_bytes(lines)
+    assert dict(parser.stats.unknown_types) == {"(unrecognisable)": 1, "brand-new-thing": 1}
+    assert [i.reason for i in parser.issues] == ["unexpected structure in a (unrecognisable) line"]
+    assert "hunter2" not in repr(parser.issues) and "AKIA" not in repr(parser.stats)

@@ -14,14 +14,14 @@ from typing import Final
 MEMORY_CONTEXT_TAG: Final = "claude-memory-context"
 
 _STRIP_BLOCKS: Final = re.compile(
-    r"<(system-reminder|claude-memory-context|ide_opened_file|ide_selection|ide_diagnostics)\b[^>]*>"
+    rf"<(system-reminder|{MEMORY_CONTEXT_TAG}|ide_opened_file|ide_selection|ide_diagnostics)\b[^>]*>"
     r".*?</\1>",
     re.DOTALL | re.IGNORECASE,
 )
 
 # An injected block cut off before its closing tag (e.g. a truncated echo): drop it to the end.
 _UNCLOSED_BLOCK: Final = re.compile(
-    r"<(?:system-reminder|claude-memory-context)\b[^>]*>.*\Z", re.DOTALL | re.IGNORECASE
+    rf"<(?:system-reminder|{MEMORY_CONTEXT_TAG})\b[^>]*>.*\Z", re.DOTALL | re.IGNORECASE
 )
 
 # A user text that starts like this is produced by Claude Code, not typed by a person.
@@ -49,6 +49,35 @@ def strip_injected(text: str, *, cut_unclosed: bool = True) -> str:
         return text.strip()
     stripped = _STRIP_BLOCKS.sub("", text)
     return (_UNCLOSED_BLOCK.sub("", stripped) if cut_unclosed else stripped).strip()
+
+
+_COMMAND_NAME: Final = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
+_COMMAND_ARGS: Final = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_BASH_INPUT: Final = re.compile(r"^\s*<bash-input>(.*?)</bash-input>\s*$", re.DOTALL)
+_SAFE_TYPE: Final = re.compile(r"^[a-z][a-z_-]{0,39}$")
+
+
+def typed_command(text: str) -> str | None:
+    """What a person typed, when Claude Code wrapped it: ``/name args`` for a slash command given
+    arguments (``/compact focus on X``), ``! cmd`` for a shell command typed with ``!``. None otherwise
+    (a bare ``/clear`` or ``/mcp`` says nothing worth remembering)."""
+    if "<" not in text:
+        return None
+    bash = _BASH_INPUT.match(text)
+    if bash and bash.group(1).strip():
+        return f"! {bash.group(1).strip()}"
+    name = _COMMAND_NAME.search(text)
+    args = _COMMAND_ARGS.search(text)
+    if name and args and args.group(1).strip():
+        command = name.group(1) if name.group(1).startswith("/") else f"/{name.group(1)}"
+        return f"{command} {args.group(1).strip()}"
+    return None
+
+
+def safe_type_name(value: object) -> str:
+    """A line type for reports: Claude Code's are lower-case words with hyphens. Anything else may be
+    content (a secret, a pasted value) and is not repeated."""
+    return value if isinstance(value, str) and _SAFE_TYPE.match(value) else "(unrecognisable)"
 
 
 def is_synthetic(text: str) -> bool:

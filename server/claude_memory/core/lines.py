@@ -22,7 +22,12 @@ class RawLine:
     terminated: bool  # False for a final line without a newline (may still be being written)
 
 
-def iter_lines(stream: BinaryIO, *, start_offset: int, start_line: int, max_line_bytes: int) -> Iterator[RawLine]:
+def iter_lines(
+    stream: BinaryIO, *, start_offset: int, start_line: int, max_line_bytes: int, end_offset: int | None = None
+) -> Iterator[RawLine]:
+    """Lines from ``start_offset`` up to ``end_offset`` (the size the caller saw when it looked at the
+    file: bytes appended since are left for next time). A last line with no newline before the end is
+    yielded with ``terminated=False``."""
     stream.seek(start_offset)
     offset = start_offset
     line_no = start_line
@@ -30,7 +35,8 @@ def iter_lines(stream: BinaryIO, *, start_offset: int, start_line: int, max_line
     too_long = False
     line_start = offset
     while True:
-        chunk = stream.read(_CHUNK)
+        want = _CHUNK if end_offset is None else min(_CHUNK, end_offset - offset)
+        chunk = stream.read(want) if want > 0 else b""
         if not chunk:
             break
         pos = 0

@@ -106,7 +106,8 @@ def files_touched(tool_name: str, tool_input: Any, result_meta: Any, cwd: str | 
             if isinstance(value, str) and value:
                 found.append(value)
         if tool_name == "MultiEdit":
-            for edit in tool_input.get("edits") or []:
+            edits = tool_input.get("edits")
+            for edit in edits if isinstance(edits, list) else []:
                 if isinstance(edit, dict) and isinstance(edit.get("file_path"), str):
                     found.append(edit["file_path"])
         if tool_name == "Bash" and isinstance(tool_input.get("command"), str):

@@ -28,7 +28,7 @@ import orjson
 
 from claude_memory.core import events as ev
 from claude_memory.core.events import ParsedEvent, SourceRef
-from claude_memory.core.injected import is_synthetic, strip_injected
+from claude_memory.core.injected import is_synthetic, safe_type_name, strip_injected, typed_command
 from claude_memory.core.lines import RawLine
 from claude_memory.core.toolfiles import files_touched
 
@@ -40,8 +40,6 @@ IGNORED_TYPES: Final = frozenset(
         "queue-operation",
         "attachment",
         "last-prompt",
-        "custom-title",
-        "ai-title",
         "tag",
         "content-replacement",
         "mode",
@@ -104,7 +102,6 @@ class _OpenMessage:
     first_uuid: str | None
     span: _Span
     text_parts: list[str]
-    timestamp: str | None
     envelope: dict[str, Any]
     model: str | None
     thinking_blocks: int = 0
@@ -117,7 +114,6 @@ class _OpenTool:
     input: Any
     span: _Span
     uuid: str | None
-    timestamp: str | None
     envelope: dict[str, Any]
     message_id: str | None
 
@@ -125,7 +121,6 @@ class _OpenTool:
 @dataclass
 class ParseStats:
     lines: int = 0
-    used_lines: int = 0
     ignored_by_type: Counter[str] = field(default_factory=Counter)
     dropped: Counter[str] = field(default_factory=Counter)  # non-speech text, by reason
     unknown_types: Counter[str] = field(default_factory=Counter)
@@ -148,6 +143,7 @@ class TranscriptParser:
         self.session_facts: dict[str, dict[str, str]] = {}  # session id -> cwd/version/branch of last line
         self._message: _OpenMessage | None = None
         self._tools: dict[str, _OpenTool] = {}
+        self._out: list[ParsedEvent] = []  # events completed by the line being fed
         self._next_offset = 0
         self._next_line = 1
 
@@ -159,7 +155,8 @@ class TranscriptParser:
         self._next_offset = raw.end
         self._next_line = raw.line_no + 1
         if raw.data is None:
-            return self._issue(raw, "line too long; skipped")
+            self._issue(raw, "line too long; skipped")
+            return []
         if not raw.data.strip():
             return []
         try:
@@ -168,23 +165,32 @@ class TranscriptParser:
             try:
                 raw.data.decode("utf-8")
             except UnicodeDecodeError:
-                return self._issue(raw, "line is not valid UTF-8")
-            return self._issue(raw, "malformed JSON")
+                self._issue(raw, "line is not valid UTF-8")
+                return []
+            self._issue(raw, "malformed JSON")
+            return []
         if not isinstance(obj, dict):
-            return self._issue(raw, "line is not a JSON object")
+            self._issue(raw, "line is not a JSON object")
+            return []
         kind = obj.get("type")
         try:
-            return self._dispatch(kind, obj, raw)
+            self._dispatch(kind, obj, raw)
         except (TypeError, AttributeError, KeyError, ValueError):
-            # A line whose fields have unexpected shapes: skip it rather than guess.
-            return self._issue(raw, f"unexpected structure in a {str(kind)[:40]!r} line")
+            # A line whose fields have unexpected shapes: skip it rather than guess. Events it
+            # completed before the bad field was reached (a closed message, a tool result) are kept.
+            self._issue(raw, f"unexpected structure in a {safe_type_name(kind)} line")
+        out, self._out = self._out, []
+        return out
 
-    def finish(self) -> list[ParsedEvent]:
-        """The input is complete: emit every open unit (tool calls without a result included)."""
-        out = self._close_message()
-        for tool in list(self._tools.values()):
-            out.append(self._tool_event(tool, None, None))
-        self._tools.clear()
+    def finish(self, *, close_tool_calls: bool = True) -> list[ParsedEvent]:
+        """The input is complete for now: emit the open message, and the tool calls still waiting for
+        a result too when ``close_tool_calls`` (they are then stored without one)."""
+        self._close_message()
+        if close_tool_calls:
+            for tool in list(self._tools.values()):
+                self._out.append(self._tool_event(tool, None, None))
+            self._tools.clear()
+        out, self._out = self._out, []
         return out
 
     def safe_offset(self) -> tuple[int, int]:
@@ -194,43 +200,34 @@ class TranscriptParser:
             starts.append((self._message.span.byte_start, self._message.span.line_start))
         return min(starts) if starts else (self._next_offset, self._next_line)
 
-    def has_open_units(self) -> bool:
-        return self._message is not None or bool(self._tools)
-
     def start_at(self, offset: int, line_no: int) -> None:
         self._next_offset = offset
         self._next_line = line_no
 
     # ------------------------------------------------------------------ dispatch
 
-    def _dispatch(self, kind: Any, obj: dict[str, Any], raw: RawLine) -> list[ParsedEvent]:
+    def _dispatch(self, kind: Any, obj: dict[str, Any], raw: RawLine) -> None:
         if kind == "user":
-            self.stats.used_lines += 1
-            return self._user(obj, raw)
-        if kind == "assistant":
-            self.stats.used_lines += 1
-            return self._assistant(obj, raw)
-        if kind == "system":
-            if obj.get("subtype") == "compact_boundary":
-                self.stats.used_lines += 1
-                return [*self._close_message(), self._compaction(obj, raw)]
-            self.stats.ignored_by_type[f"system/{obj.get('subtype')}"] += 1
-            return []
-        if kind in _TITLE_TYPES:
+            self._user(obj, raw)
+        elif kind == "assistant":
+            self._assistant(obj, raw)
+        elif kind == "system" and obj.get("subtype") == "compact_boundary":
+            self._close_message()
+            self._out.append(self._compaction(obj, raw))
+        elif kind == "system":
+            self.stats.ignored_by_type[f"system/{safe_type_name(obj.get('subtype'))}"] += 1
+        elif kind in _TITLE_TYPES:
             title = obj.get(_TITLE_TYPES[kind])
             if isinstance(title, str) and title.strip():
-                self.titles[str(obj.get("sessionId") or self.session_hint)] = title.strip()[:500]
+                self.titles[self._session(obj)] = title.strip()[:500]
             self.stats.ignored_by_type[str(kind)] += 1
-            return []
-        if kind in IGNORED_TYPES:
+        elif kind in IGNORED_TYPES:
             self.stats.ignored_by_type[str(kind)] += 1
-            return []
-        self.stats.unknown_types[str(kind)[:60]] += 1
-        return []
+        else:
+            self.stats.unknown_types[safe_type_name(kind)] += 1
 
-    def _issue(self, raw: RawLine, reason: str) -> list[ParsedEvent]:
+    def _issue(self, raw: RawLine, reason: str) -> None:
         self.issues.append(LineIssue(self.path, raw.line_no, raw.offset, reason))
-        return []
 
     # ------------------------------------------------------------------ helpers
 
@@ -272,37 +269,40 @@ class TranscriptParser:
 
     # ------------------------------------------------------------------ user lines
 
-    def _user(self, obj: dict[str, Any], raw: RawLine) -> list[ParsedEvent]:
-        self._remember_facts(obj)
-        out = self._close_message()
+    def _user(self, obj: dict[str, Any], raw: RawLine) -> None:
         message = obj.get("message")
         if not isinstance(message, dict):
             raise TypeError("message is not an object")
+        self._remember_facts(obj)
+        self._close_message()
         content = message.get("content")
         if obj.get("isCompactSummary"):
             text = strip_injected(_plain_text(content))
             if text:
                 key, uuid = self._line_key(obj, "summary", text)
-                event = self._event(obj, ev.COMPACT_SUMMARY, key, text, self._span(raw), uuid)
-                out.append(event)
-            return out
-        if isinstance(content, list):
-            for block in content:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    out.append(self._tool_result(obj, block, raw))
-            if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-                return out
+                self._out.append(self._event(obj, ev.COMPACT_SUMMARY, key, text, self._span(raw), uuid))
+            return
+        results = (
+            [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+            if isinstance(content, list)
+            else []
+        )
+        for block in results:
+            self._out.append(self._tool_result(obj, block, raw))
+        if results:
+            return
         if obj.get("isMeta"):
             self.stats.dropped["meta line"] += 1
-            return out
+            return
         raw_text = _plain_text(content)
-        if is_synthetic(raw_text):
+        command = typed_command(raw_text)
+        if command is None and is_synthetic(raw_text):
             self.stats.dropped["machine-written prompt"] += 1
-            return out
-        text = strip_injected(raw_text)
+            return
+        text = command or strip_injected(raw_text)
         if not text:
             self.stats.dropped["only injected context"] += 1
-            return out
+            return
         kind = ev.SUBAGENT_PROMPT if (obj.get("isSidechain") or self.agent_id) else ev.USER_PROMPT
         key, uuid = self._line_key(obj, "prompt", text)
         event = self._event(obj, kind, key, text, self._span(raw), uuid)
@@ -313,15 +313,16 @@ class TranscriptParser:
             value = obj.get(meta_key)
             if isinstance(value, str):
                 event.metadata[meta_key] = value
-        out.append(event)
-        return out
+        if command is not None:
+            event.metadata["command"] = True
+        self._out.append(event)
 
     def _tool_result(self, obj: dict[str, Any], block: dict[str, Any], raw: RawLine) -> ParsedEvent:
         tool_use_id = str(block.get("tool_use_id") or "")
         tool = self._tools.pop(tool_use_id, None)
         if tool is None:
             # A result whose call we never saw (file read from the middle, or a truncated history).
-            tool = _OpenTool(tool_use_id, "", None, self._span(raw), None, obj.get("timestamp"), obj, None)
+            tool = _OpenTool(tool_use_id, "", None, self._span(raw), None, obj, None)
         else:
             tool.span.extend(raw)
         return self._tool_event(tool, block, obj)
@@ -363,17 +364,16 @@ class TranscriptParser:
 
     # ------------------------------------------------------------------ assistant lines
 
-    def _assistant(self, obj: dict[str, Any], raw: RawLine) -> list[ParsedEvent]:
-        self._remember_facts(obj)
+    def _assistant(self, obj: dict[str, Any], raw: RawLine) -> None:
         message = obj.get("message")
         if not isinstance(message, dict):
             raise TypeError("message is not an object")
+        self._remember_facts(obj)
         uuid = obj.get("uuid") if isinstance(obj.get("uuid"), str) else None
         message_id = message.get("id") or uuid or f"line{raw.line_no}"
-        out: list[ParsedEvent] = []
         current = self._message
         if current is not None and current.message_id != message_id:
-            out = self._close_message()
+            self._close_message()
             current = None
         if current is None:
             current = _OpenMessage(
@@ -381,7 +381,6 @@ class TranscriptParser:
                 None,
                 self._span(raw),
                 [],
-                obj.get("timestamp"),
                 obj,
                 message.get("model") if isinstance(message.get("model"), str) else None,
             )
@@ -408,23 +407,21 @@ class TranscriptParser:
                     block.get("input"),
                     self._span(raw),
                     uuid,
-                    obj.get("timestamp"),
                     obj,
                     str(message_id),
                 )
-        return out
 
-    def _close_message(self) -> list[ParsedEvent]:
+    def _close_message(self) -> None:
         message = self._message
         self._message = None
         if message is None:
-            return []
+            return
         text = strip_injected("\n\n".join(p for p in message.text_parts if p.strip()))
         if not text:
-            return []
+            return
         if message.model == "<synthetic>":
             self.stats.dropped["synthetic assistant message"] += 1
-            return []
+            return
         session = self._session(message.envelope)
         key = f"msg:{session}:{message.message_id}:{message.first_uuid or ''}"
         event = self._event(message.envelope, ev.AGENT_RESPONSE, key, text, message.span, message.first_uuid)
@@ -433,7 +430,7 @@ class TranscriptParser:
             event.metadata["model"] = message.model
         if message.thinking_blocks:
             event.metadata["thinking_blocks"] = message.thinking_blocks
-        return [event]
+        self._out.append(event)
 
     # ------------------------------------------------------------------ compaction
 
@@ -522,6 +519,10 @@ _DESCRIBE_KEYS: Final = {
 }
 
 
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _describe_call(name: str, tool_input: Any) -> str:
     """A readable one-paragraph rendering of a tool call's input, for search and display."""
     if not isinstance(tool_input, dict):
@@ -530,12 +531,12 @@ def _describe_call(name: str, tool_input: Any) -> str:
     if keys:
         parts = [str(tool_input[k]) for k in keys if isinstance(tool_input.get(k), str | int) and tool_input[k]]
         if name == "MultiEdit":
-            for edit in tool_input.get("edits") or []:
+            for edit in _as_list(tool_input.get("edits")):
                 if isinstance(edit, dict):
                     parts.extend(str(edit.get(k, "")) for k in ("old_string", "new_string"))
         text = "\n".join(parts)
     elif name == "TodoWrite":
-        todos = tool_input.get("todos") or []
+        todos = _as_list(tool_input.get("todos"))
         text = "\n".join(f"[{t.get('status', '')}] {t.get('content', '')}" for t in todos if isinstance(t, dict))
     else:
         text = json.dumps(tool_input, ensure_ascii=False, sort_keys=True, default=str)

@@ -67,6 +67,9 @@ def discover(home: Path, project: str | None = None) -> Discovery:
         if folder.name == "memory" or (project is not None and not _folder_matches(folder.name, project)):
             continue
         for path in sorted(folder.rglob("*.jsonl")):
+            if not path.is_file():
+                skipped["not a regular file"] = skipped.get("not a regular file", 0) + 1
+                continue
             rel = path.relative_to(folder).parts
             if len(rel) == 1:
                 files.append(TranscriptFile(path, path.stem))

@@ -54,6 +54,7 @@ class ImportReport:
     issues: list[LineIssue] = field(default_factory=list)  # first MAX_REPORTED_ISSUES, with line numbers
     text_dropped: Counter[str] = field(default_factory=Counter)
     unknown_line_types: Counter[str] = field(default_factory=Counter)
+    ignored_line_types: Counter[str] = field(default_factory=Counter)  # known bookkeeping lines
     privacy: PrivacyReport = field(default_factory=PrivacyReport)
     notes: list[str] = field(default_factory=list)  # one plain sentence each
     seconds: float = 0.0
@@ -89,6 +90,7 @@ class ImportReport:
             },
             "dropped_text": dict(self.text_dropped),
             "unknown_line_types": dict(self.unknown_line_types),
+            "ignored_line_types": dict(sorted(self.ignored_line_types.items())),
             "privacy": {
                 "secrets_masked": self.privacy.secrets_masked,
                 "private_sections_removed": self.privacy.private_sections,
@@ -105,6 +107,9 @@ class ImportOptions:
     settle_seconds: float = 60.0  # a file untouched this long is finished: open units are flushed
     max_line_bytes: int = 16 << 20
     max_tool_text_chars: int = 20_000  # a tool event's text is cut here (after privacy filtering)
+    # A tool call with no result this long after the file last changed is stored without one; closing
+    # it sooner would throw a late result away (subagents and questions to the user can take hours).
+    unanswered_tool_seconds: float = 24 * 3600
 
 
 def _head_hash(path: Path, length: int) -> str:
@@ -179,13 +184,17 @@ class Importer:
         return report
 
     def _import_file(self, f: TranscriptFile, report: ImportReport, progress: ProgressFn | None) -> None:
-        path = str(f.path)
+        """Read one file; a file that cannot be read is reported and the run goes on."""
         try:
-            st = f.path.stat()
+            self._read_file(f, report, progress)
         except OSError as exc:
             report.files_unreadable += 1
-            report.notes.append(f"Could not read {path}: {exc.strerror or exc}.")
-            return
+            report.notes.append(f"Could not read {f.path}: {exc.strerror or exc}.")
+
+    def _read_file(self, f: TranscriptFile, report: ImportReport, progress: ProgressFn | None) -> None:
+        path = str(f.path)
+        st = f.path.stat()
+        head = _head_hash(f.path, min(st.st_size, HEAD_BYTES))
         cp = self._known.get(path)
         start_offset, start_line = 0, 1
         if cp is not None:
@@ -201,54 +210,60 @@ class Importer:
             else:
                 start_offset, start_line = cp.byte_offset, cp.line_no
         report.files_read += 1
-        settled = self.clock() - st.st_mtime >= self.options.settle_seconds
+        idle = self.clock() - st.st_mtime
         parser = TranscriptParser(path, session_hint=f.session_id, agent_id=f.agent_id)
         parser.start_at(start_offset, start_line)
         if f.agent_id:
-            self._subagents.append(
-                SubagentInfo(f.session_id, f.agent_id, f.agent_type, self._clean(f.description), path)
-            )
+            agent_type, description = self._clean(f.agent_type, report), self._clean(f.description, report)
+            self._subagents.append(SubagentInfo(f.session_id, f.agent_id, agent_type, description, path))
         unreported = 0  # bytes read but not yet passed to the progress callback
-        try:
-            with f.path.open("rb") as fh:
-                for raw in iter_lines(
-                    fh,
-                    start_offset=start_offset,
-                    start_line=start_line,
-                    max_line_bytes=self.options.max_line_bytes,
-                ):
-                    if not raw.terminated and not settled:
-                        break  # a line still being written: read it next time
-                    self._take(parser.feed(raw), report)
-                    unreported += raw.end - raw.offset
-                    if progress and unreported >= PROGRESS_STEP:
-                        progress(unreported)
-                        unreported = 0
-                    if len(self._events) >= self.options.batch_events:
-                        self._stage_file(f, st, parser)
-                        self._flush()
-        except OSError as exc:
-            report.files_unreadable += 1
-            report.notes.append(f"Stopped reading {path}: {exc.strerror or exc}.")
+        with f.path.open("rb") as fh:
+            lines = iter_lines(
+                fh, start_offset=start_offset, start_line=start_line, max_line_bytes=self.options.max_line_bytes,
+                end_offset=st.st_size,
+            )  # fmt: skip
+            for raw in lines:
+                if not raw.terminated:
+                    # Being written, or cut off by a crash: never fed and never checkpointed past, so it is
+                    # read whole once finished (a resumed import must see what a clean one sees).
+                    if idle >= self.options.settle_seconds:
+                        parser.issues.append(
+                            LineIssue(path, raw.line_no, raw.offset, "last line has no newline yet; read it later")
+                        )
+                    break
+                self._take(parser.feed(raw), report)
+                unreported += raw.end - raw.offset
+                if progress and unreported >= PROGRESS_STEP:
+                    progress(unreported)
+                    unreported = 0
+                if len(self._events) >= self.options.batch_events:
+                    self._stage_file(f, st, head, parser, report)
+                    self._flush()
         if progress and unreported:
             progress(unreported)
-        if settled:
-            self._take(parser.finish(), report)
-        self._stage_file(f, st, parser)
+        if idle >= self.options.settle_seconds:
+            # Finished for now: the open message is complete. A tool call still waiting for its result is
+            # kept open much longer (subagents, questions to the user, long commands can take hours).
+            close_tools = idle >= self.options.unanswered_tool_seconds
+            self._take(parser.finish(close_tool_calls=close_tools), report)
+        self._stage_file(f, st, head, parser, report)
         report.lines_read += parser.stats.lines
         for issue in parser.issues:
             report.lines_skipped[issue.reason] += 1
             if len(report.issues) < MAX_REPORTED_ISSUES:
                 report.issues.append(issue)
         report.text_dropped.update(parser.stats.dropped)
+        report.ignored_line_types.update(parser.stats.ignored_by_type)
         report.unknown_line_types.update(parser.stats.unknown_types)
-        for reason, count in parser.stats.unknown_types.items():
-            report.lines_skipped[f"unknown line type {reason!r}"] += count
+        for name, count in parser.stats.unknown_types.items():
+            report.lines_skipped[f"unknown line type {name}"] += count
 
-    def _clean(self, text: str | None) -> str | None:
+    def _clean(self, text: str | None, report: ImportReport) -> str | None:
+        """A privacy-filtered copy of a string stored outside an event (titles, descriptions, paths)."""
         if text is None:
             return None
-        cleaned, _ = self.privacy.filter(text)
+        cleaned, counts = self.privacy.filter(text)
+        report.privacy.merge(counts)
         return cleaned
 
     def _take(self, events: list[ParsedEvent], report: ImportReport) -> None:
@@ -258,6 +273,8 @@ class Importer:
             event.text = self.privacy.filter_value(event.text, privacy)  # type: ignore[assignment]
             event.metadata = self.privacy.filter_value(event.metadata, privacy)  # type: ignore[assignment]
             event.files = self.privacy.filter_value(event.files, privacy)  # type: ignore[assignment]
+            event.cwd = self.privacy.filter_value(event.cwd, privacy)  # type: ignore[assignment]
+            event.git_branch = self.privacy.filter_value(event.git_branch, privacy)  # type: ignore[assignment]
             if privacy.private_sections or privacy.secrets_masked or privacy.unclosed_private_tags:
                 event.metadata["privacy"] = privacy.as_metadata()
             report.privacy.merge(privacy)
@@ -267,28 +284,22 @@ class Importer:
             self._events.append(event)
         report.events_parsed += len(events)
 
-    def _stage_file(self, f: TranscriptFile, st: os.stat_result, parser: TranscriptParser) -> None:
+    def _stage_file(
+        self, f: TranscriptFile, st: os.stat_result, head: str, parser: TranscriptParser, report: ImportReport
+    ) -> None:
         """Record the file's checkpoint and session facts for the next flush."""
         offset, line_no = parser.safe_offset()
         path = str(f.path)
-        self._checkpoints[path] = Checkpoint(
-            path,
-            st.st_dev,
-            st.st_ino,
-            _head_hash(f.path, min(st.st_size, HEAD_BYTES)),
-            st.st_size,
-            offset,
-            line_no,
-        )
+        self._checkpoints[path] = Checkpoint(path, st.st_dev, st.st_ino, head, st.st_size, offset, line_no)
         for session_id, facts in parser.session_facts.items():
-            cwd = facts.get("cwd")
+            cwd = self._clean(facts.get("cwd"), report)
             info = SessionInfo(
                 session_id,
                 self.projects(cwd) if cwd else None,
                 cwd,
                 path,
-                title=self._clean(parser.titles.get(session_id)),
-                git_branch=facts.get("gitBranch"),
+                title=self._clean(parser.titles.get(session_id), report),
+                git_branch=self._clean(facts.get("gitBranch"), report),
                 cc_version=facts.get("version"),
             )
             if f.agent_id is not None:
