@@ -1,7 +1,8 @@
 """The ``claude-memory`` command line: a thin face over :class:`claude_memory.service.memory.Memory`.
 
-Exit codes: 0 success, 1 failure (said in one sentence on stderr), 2 usage error, 3 the store is in use
-by another process, 4 nothing matched.
+Exit codes: 0 success (a search with no hits included), 1 failure (said in one sentence on stderr),
+2 usage error, 3 the store is in use by another process, 4 nothing to act on (show or forget found no
+such memory, import --project found no transcripts), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from claude_memory.store.keyword import KeywordFilters
 EXIT_FAILURE = 1
 EXIT_BUSY = 3
 EXIT_NOTHING = 4
+EXIT_INTERRUPTED = 130
 
 app = typer.Typer(
     name="claude-memory",
@@ -76,9 +78,13 @@ def _memory(ctx: typer.Context, *, read_only: bool = False) -> Iterator[Memory]:
         _fail(str(exc), EXIT_BUSY)
     except StoreError as exc:
         _fail(str(exc))
+    except duckdb.Error as exc:
+        _fail(f"The memory store in {state.data_dir} could not be prepared: {_first_line(exc)}")
+    except OSError as exc:
+        _fail(f"Cannot use {state.data_dir} as the data directory: {exc.strerror or _first_line(exc)}.")
     try:
-        if memory.settings_warning:
-            typer.echo(f"Warning: {memory.settings_warning}", err=True)
+        for warning in memory.warnings:
+            typer.echo(f"Warning: {warning}", err=True)
         yield memory
     except StoreError as exc:
         _fail(str(exc))
@@ -193,29 +199,24 @@ def import_cmd(
         _fail(f"{home} does not exist; point --claude-home at Claude Code's directory.")
     err = Console(stderr=True)
     with _memory(ctx) as memory:
-        found = memory.discover(home, project)
-        if not found.files and project:
+        plan = memory.plan_import(home, project, settle_seconds=settle_seconds)
+        if not plan.found.files and project:
             _fail(f"No Claude Code transcripts for project {project} under {home}.", EXIT_NOTHING)
-        importer = memory.importer(settle_seconds=settle_seconds)
-        show_bar = err.is_terminal and not as_json
-        if show_bar:
-            with Progress(
-                TextColumn("Importing"),
-                BarColumn(),
-                DownloadColumn(),
-                TimeRemainingColumn(),
-                console=err,
-                transient=True,
-            ) as bar:
-                task = bar.add_task("import", total=importer.pending_bytes(found.files))
-                report = importer.run(found.files, lambda n: bar.advance(task, n))
-        else:
-            report = importer.run(found.files)
-        report.files_skipped = dict(found.skipped)
+        try:
+            if err.is_terminal and not as_json:
+                columns = (TextColumn("Importing"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
+                with Progress(*columns, console=err, transient=True) as bar:
+                    task = bar.add_task("import", total=plan.pending_bytes())
+                    report = plan.run(lambda n: bar.advance(task, n))
+            else:
+                report = plan.run()
+        except KeyboardInterrupt:
+            _fail("Import interrupted; what was stored so far is kept, and running it again resumes.", EXIT_INTERRUPTED)
     if as_json:
         _print_json(report.to_json())
     else:
-        _report_text(report, Console())
+        # Not rich markup: paths and reasons are data, and "[" in them must print as written.
+        _report_text(report, Console(markup=False, highlight=False))
 
 
 # ---------------------------------------------------------------------- queries

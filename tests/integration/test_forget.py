@@ -84,3 +84,22 @@ def test_forget_by_session_and_before_date(tmp_path: Path) -> None:
         assert memory.forget(ForgetSelector(project="/elsewhere")) == 0
         assert memory.forget(ForgetSelector(project="/nonexistent/proj")) == 1
         assert memory.stats()["events"] == 0
+
+
+def test_a_crash_between_forget_and_the_file_rewrite_is_finished_at_the_next_open(tmp_path: Path) -> None:
+    home, data = tmp_path / "claude", tmp_path / "it's data"  # a quote in the path, too
+    write_home(home)
+    with Memory(data) as memory:
+        memory.con.execute("SET force_compression = 'uncompressed'")
+        memory.import_history(home, settle_seconds=0)
+        (hit,), _ = memory.search("zebraquokka", KeywordFilters(), 5)
+        sql, params = ForgetSelector(event_ids=(hit.event.id,)).sql()
+        assert memory.writer.forget(sql, params) == 1  # committed; then the process "dies" before rewriting
+        memory.con.execute("CHECKPOINT")
+        assert b"zebraquokka" in raw_bytes(data)  # the deleted text is still in freed blocks
+    with Memory(data) as memory:  # the next open finishes the job
+        assert memory.search("zebraquokka", KeywordFilters(), 5)[0] == []
+        pending = memory.con.execute("SELECT count(*) FROM store_flags").fetchone()
+        assert pending == (0,)
+    assert b"zebraquokka" not in raw_bytes(data)
+    assert b"canarykeeper" in raw_bytes(data)

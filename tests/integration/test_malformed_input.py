@@ -153,7 +153,7 @@ def test_a_tool_call_waiting_for_hours_is_not_closed_early(tmp_path: Path) -> No
     path.write_bytes(_tool_lines(result=False))
     now = [time.time() + 3 * 3600]  # the file has been idle for three hours
     with Memory(tmp_path / "data") as memory:
-        importer = Importer(memory.con, PrivacyFilter(), ImportOptions(settle_seconds=60), clock=lambda: now[0])
+        importer = Importer(memory.writer, PrivacyFilter(), ImportOptions(settle_seconds=60), clock=lambda: now[0])
         assert importer.run(discover(home).files).events_new == 0  # still waiting for the result
         path.write_bytes(_tool_lines(result=True))
         assert importer.run(discover(home).files).events_new == 1
@@ -163,7 +163,7 @@ def test_a_tool_call_waiting_for_hours_is_not_closed_early(tmp_path: Path) -> No
     (other / "projects" / "-nonexistent-bad").mkdir(parents=True)
     (other / "projects" / "-nonexistent-bad" / "slow-1.jsonl").write_bytes(_tool_lines(result=False))
     with Memory(tmp_path / "data2") as memory:
-        later = Importer(memory.con, PrivacyFilter(), ImportOptions(), clock=lambda: time.time() + 2 * 86400)
+        later = Importer(memory.writer, PrivacyFilter(), ImportOptions(), clock=lambda: time.time() + 2 * 86400)
         assert later.run(discover(other).files).events_new == 1  # two days idle: stored without a result
         (event,) = memory.history(KeywordFilters(), 10)
         assert event.metadata["result"] == "missing"

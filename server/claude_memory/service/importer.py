@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from claude_memory.core.clip import clip_event
 from claude_memory.core.events import ParsedEvent
 from claude_memory.core.lines import iter_lines
@@ -120,14 +118,14 @@ def _head_hash(path: Path, length: int) -> str:
 class Importer:
     def __init__(
         self,
-        con: duckdb.DuckDBPyConnection,
+        writer: EventWriter,
         privacy: PrivacyFilter,
         options: ImportOptions | None = None,
         *,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.con = con
-        self.writer = EventWriter(con)
+        self.writer = writer
+        self.con = writer.con
         self.privacy = privacy
         self.options = options or ImportOptions()
         self.clock = clock

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from claude_memory.config import Settings, load_settings
+from claude_memory.config import load_settings
 from claude_memory.core import citations
 from claude_memory.core.privacy import PrivacyFilter
 from claude_memory.core.tokens import QueryTokenizer
@@ -57,10 +57,29 @@ class ForgetSelector:
         return f"SELECT id FROM events WHERE {' AND '.join(clauses)}", params
 
 
+@dataclass(slots=True)
+class ImportPlan:
+    importer: Importer
+    found: Discovery
+
+    def pending_bytes(self) -> int:
+        return self.importer.pending_bytes(self.found.files)
+
+    def run(self, progress: ProgressFn | None = None) -> ImportReport:
+        report = self.importer.run(self.found.files, progress)
+        report.files_skipped = dict(self.found.skipped)
+        return report
+
+
 class Memory:
     def __init__(self, data_dir: Path, *, read_only: bool = False) -> None:
         self.data_dir = data_dir
-        self.settings, self.settings_warning = load_settings(data_dir)
+        self.settings, warning = load_settings(data_dir)
+        self.warnings: list[str] = [warning] if warning else []  # one plain sentence each, for the user
+        self.privacy = PrivacyFilter(self.settings.privacy.settings())
+        if self.privacy.invalid_patterns:
+            patterns = ", ".join(repr(p) for p in self.privacy.invalid_patterns)
+            self.warnings.append(f"Ignoring custom privacy patterns that are not valid regular expressions: {patterns}")
         self.con = db.connect(data_dir, read_only=read_only)
         self.writer = EventWriter(self.con)
         self.tokenizer = QueryTokenizer()
@@ -78,18 +97,15 @@ class Memory:
 
     # ------------------------------------------------------------------ import
 
-    def importer(self, settings: Settings | None = None, *, settle_seconds: float = 60.0) -> Importer:
-        s = settings or self.settings
+    def plan_import(self, claude_home: Path, project: str | None = None, *, settle_seconds: float = 60.0) -> ImportPlan:
+        """What an import would read (for a progress bar), ready to run."""
         options = ImportOptions(
             settle_seconds=settle_seconds,
-            max_line_bytes=s.max_line_mb << 20,
-            max_tool_text_chars=s.max_tool_output_chars,
+            max_line_bytes=self.settings.max_line_mb << 20,
+            max_tool_text_chars=self.settings.max_tool_output_chars,
         )
-        return Importer(self.con, PrivacyFilter(s.privacy.settings()), options)
-
-    @staticmethod
-    def discover(claude_home: Path, project: str | None) -> Discovery:
-        return discover(claude_home, normalise_project_arg(project) if project else None)
+        found = discover(claude_home, normalise_project_arg(project) if project else None)
+        return ImportPlan(Importer(self.writer, self.privacy, options), found)
 
     def import_history(
         self,
@@ -99,10 +115,7 @@ class Memory:
         *,
         settle_seconds: float = 60.0,
     ) -> ImportReport:
-        found = self.discover(claude_home, project)
-        report = self.importer(settle_seconds=settle_seconds).run(found.files, progress)
-        report.files_skipped = dict(found.skipped)
-        return report
+        return self.plan_import(claude_home, project, settle_seconds=settle_seconds).run(progress)
 
     # ------------------------------------------------------------------ queries
 

@@ -64,14 +64,27 @@ def connect(data_dir: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnec
         (data_dir / f"{DB_FILE}.rewrite").unlink(missing_ok=True)
     try:
         con.execute("SET TimeZone = 'UTC'")
-        con.execute(f"LOAD '{fts_extension_path()}'")
+        con.execute(f"LOAD {sql_string(str(fts_extension_path()))}")
         if not read_only and migrate(con):
             with transaction(con):
                 assign_missing(con)
     except Exception:
         con.close()
         raise
+    if not read_only and rewrite_pending(con):
+        # A forget committed but the process died before the file was rewritten: finish it now.
+        return rewrite(con, data_dir)
     return con
+
+
+def sql_string(value: str) -> str:
+    """A SQL string literal (for the statements that take no parameters: LOAD, ATTACH)."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def rewrite_pending(con: duckdb.DuckDBPyConnection) -> bool:
+    row = con.execute("SELECT count(*) FROM store_flags WHERE name = 'rewrite_pending'").fetchone()
+    return bool(row and row[0])
 
 
 def utc_now() -> datetime:
@@ -114,7 +127,7 @@ def _create(db_path: Path) -> None:
     temp.unlink(missing_ok=True)
     con = duckdb.connect(str(temp))
     try:
-        con.execute(f"LOAD '{fts_extension_path()}'")
+        con.execute(f"LOAD {sql_string(str(fts_extension_path()))}")
         migrate(con)
     finally:
         con.close()
@@ -164,9 +177,10 @@ def rewrite(con: duckdb.DuckDBPyConnection, data_dir: Path) -> duckdb.DuckDBPyCo
     db_path = data_dir / DB_FILE
     fresh = data_dir / f"{DB_FILE}.rewrite"
     fresh.unlink(missing_ok=True)
-    con.execute(f"ATTACH '{fresh}' AS fresh_copy")
+    con.execute(f"ATTACH {sql_string(str(fresh))} AS fresh_copy")
     try:
         con.execute(f"COPY FROM DATABASE {_database_name(con)} TO fresh_copy")
+        con.execute("DELETE FROM fresh_copy.store_flags WHERE name = 'rewrite_pending'")
     finally:
         con.execute("DETACH fresh_copy")
     con.close()

@@ -102,4 +102,13 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         );
         """,
     ),
+    (
+        "0004_store_flags",
+        """
+        -- Durable to-dos for the store itself, e.g. 'rewrite_pending': set by forget in the same
+        -- transaction as the deletes, cleared in the rewritten file, acted on at the next open if a
+        -- crash came in between.
+        CREATE TABLE store_flags (name VARCHAR PRIMARY KEY, set_at TIMESTAMP NOT NULL);
+        """,
+    ),
 )

@@ -149,7 +149,7 @@ def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         "events": int(scalar("SELECT count(*) FROM events")),
         "events_by_type": {str(k): int(v) for k, v in by_type.items()},
         "sessions": int(scalar("SELECT count(*) FROM sessions")),
-        "projects": int(scalar("SELECT count(DISTINCT project) FROM events WHERE project IS NOT NULL")),
+        "projects": int(scalar("SELECT count(*) FROM projects")),
         "subagents": int(scalar("SELECT count(*) FROM subagents")),
         "transcripts_tracked": int(scalar("SELECT count(*) FROM ingest_checkpoints")),
         "forgotten_events": int(scalar("SELECT count(*) FROM tombstones")),

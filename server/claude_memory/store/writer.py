@@ -265,6 +265,8 @@ class EventWriter:
                 [now],
             )
             con.execute("DELETE FROM events WHERE id IN (SELECT id FROM doomed)")
+            if count:
+                con.execute("INSERT OR REPLACE INTO store_flags VALUES ('rewrite_pending', ?)", [now])
             con.execute("DELETE FROM sessions WHERE session_id NOT IN (SELECT DISTINCT session_id FROM events)")
             con.execute(
                 "UPDATE sessions SET first_ts = t.first_ts, last_ts = t.last_ts FROM "
@@ -272,5 +274,8 @@ class EventWriter:
                 "WHERE sessions.session_id = t.session_id"
             )
             con.execute("DELETE FROM subagents WHERE session_id NOT IN (SELECT session_id FROM sessions)")
+            con.execute(
+                "DELETE FROM projects WHERE project NOT IN (SELECT project FROM sessions WHERE project IS NOT NULL)"
+            )
             con.execute("DROP TABLE doomed")
         return count
