@@ -101,7 +101,7 @@ class ImportReport:
 
 @dataclass(frozen=True, slots=True)
 class ImportOptions:
-    batch_events: int = 5_000
+    batch_events: int = 10_000  # measured best of 2,500 / 5,000 / 10,000 / 20,000 at 100k events
     settle_seconds: float = 60.0  # a file untouched this long is finished: open units are flushed
     max_line_bytes: int = 16 << 20
     max_tool_text_chars: int = 20_000  # a tool event's text is cut here (after privacy filtering)
@@ -177,6 +177,7 @@ class Importer:
             self._background = None
         report.new_by_type.update(new_by_type)
         report.events_new = sum(new_by_type.values())
+        self.writer.refresh_projects()
         self.writer.merge_keyword_index()
         report.seconds = time.perf_counter() - started
         return report

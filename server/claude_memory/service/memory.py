@@ -174,6 +174,7 @@ class Memory:
         sql, params = selector.sql()
         count = self.writer.forget(sql, params)
         if count:
+            self.writer.refresh_projects()
             self.con = db.rewrite(self.con, self.data_dir)
             self.writer = EventWriter(self.con)
         return count

@@ -11,11 +11,15 @@ from claude_memory.core import citations
 def _taken(con: duckdb.DuckDBPyConnection, wanted: list[str]) -> set[str]:
     if not wanted:
         return set()
-    rows = con.execute(
-        "SELECT citation FROM events WHERE citation IN (SELECT unnest($w)) "
-        "UNION SELECT citation FROM tombstones WHERE citation IN (SELECT unnest($w))",
-        {"w": wanted},
-    ).fetchall()
+    # An Arrow table, not a list parameter: DuckDB binds long Python lists element by element (slow).
+    con.register("wanted_citations", pa.table({"citation": wanted}, schema=pa.schema([("citation", pa.string())])))
+    try:
+        rows = con.execute(
+            "SELECT citation FROM events WHERE citation IN (SELECT citation FROM wanted_citations) "
+            "UNION SELECT citation FROM tombstones WHERE citation IN (SELECT citation FROM wanted_citations)"
+        ).fetchall()
+    finally:
+        con.unregister("wanted_citations")
     return {str(r[0]) for r in rows}
 
 

@@ -49,7 +49,7 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         );
         CREATE TABLE projects (
             project       VARCHAR PRIMARY KEY,         -- normalised path (git root when it exists)
-            first_seen    TIMESTAMP,
+            first_seen    TIMESTAMP,                   -- first and last activity of its sessions
             last_seen     TIMESTAMP
         );
         CREATE TABLE subagents (

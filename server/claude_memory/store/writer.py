@@ -174,8 +174,8 @@ class EventWriter:
                     "AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.event_id = b.id)"
                 )
                 keyword.stage_tokens(con, "batch_new")
-                new_ids = [int(r[0]) for r in con.execute("SELECT id FROM batch_new ORDER BY pos").fetchall()]
-                positions = [int(r[0]) for r in con.execute("SELECT pos FROM batch_new ORDER BY pos").fetchall()]
+                rows = con.execute("SELECT pos, id FROM batch_new ORDER BY pos").fetchall()
+                positions, new_ids = [int(r[0]) for r in rows], [int(r[1]) for r in rows]
                 con.register(
                     "batch_citations",
                     pa.table(
@@ -191,7 +191,7 @@ class EventWriter:
                         for t, n in con.execute("SELECT type, count(*) FROM batch_new GROUP BY type").fetchall()
                     }
                 )
-                self._upsert_sessions(list(sessions), now)
+                self._upsert_sessions(list(sessions))
                 self._upsert_subagents(list(subagents))
                 self._save_checkpoints(list(checkpoints), now)
                 con.execute("DROP TABLE batch_new")
@@ -200,7 +200,7 @@ class EventWriter:
                 con.unregister(name)
         return inserted
 
-    def _upsert_sessions(self, sessions: list[SessionInfo], now: datetime) -> None:
+    def _upsert_sessions(self, sessions: list[SessionInfo]) -> None:
         """Insert or update sessions; their time span grows with the events just inserted."""
         if not sessions:
             return
@@ -226,11 +226,6 @@ class EventWriter:
                 last_ts = greatest(sessions.last_ts, excluded.last_ts)
             """
         )
-        self.con.execute(
-            "INSERT INTO projects SELECT DISTINCT project, ?, ? FROM session_rows WHERE project IS NOT NULL "
-            "ON CONFLICT (project) DO UPDATE SET last_seen = excluded.last_seen",
-            [now, now],
-        )
 
     def _upsert_subagents(self, subagents: list[SubagentInfo]) -> None:
         if not subagents:
@@ -243,6 +238,16 @@ class EventWriter:
             return
         self.con.register("checkpoint_rows", _table(checkpoints, _CHECKPOINT_SCHEMA))
         self.con.execute("INSERT OR REPLACE INTO ingest_checkpoints SELECT *, ? FROM checkpoint_rows", [now])
+
+    def refresh_projects(self) -> None:
+        """Rebuild the project registry from the sessions (first and last activity per project).
+        Once per import rather than per batch: it is derived, and the next import repairs a lag."""
+        with transaction(self.con):
+            self.con.execute("DELETE FROM projects")
+            self.con.execute(
+                "INSERT INTO projects SELECT project, min(first_ts), max(last_ts) FROM sessions "
+                "WHERE project IS NOT NULL GROUP BY project"
+            )
 
     def merge_keyword_index(self, *, force: bool = False) -> int:
         if force or keyword.delta_rows(self.con) >= keyword.MERGE_THRESHOLD_ROWS:
@@ -274,8 +279,5 @@ class EventWriter:
                 "WHERE sessions.session_id = t.session_id"
             )
             con.execute("DELETE FROM subagents WHERE session_id NOT IN (SELECT session_id FROM sessions)")
-            con.execute(
-                "DELETE FROM projects WHERE project NOT IN (SELECT project FROM sessions WHERE project IS NOT NULL)"
-            )
             con.execute("DROP TABLE doomed")
         return count
