@@ -1,5 +1,5 @@
 """LoCoMo retrieval quality through the real CLI (import, then ``search --batch``), scored per the protocol in
-/work/shared/bench/locomo/README.md.
+../shared/bench/locomo/README.md (beside the repository; CLAUDE_MEMORY_SHARED points elsewhere).
 
     .venv/bin/python bench/locomo_eval.py [--split dev] [--data-dir DIR] [--modes keyword,semantic,hybrid]
                                           [--limit 100] [--json OUT]
@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -38,7 +39,7 @@ from typing import Any
 from common import machine, percentile
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCOMO = Path("/work/shared/bench/locomo")
+LOCOMO = Path(os.environ.get("CLAUDE_MEMORY_SHARED", ROOT.parent / "shared")) / "bench" / "locomo"
 CLI = ROOT / ".venv" / "bin" / "claude-memory"
 ALL_MODES = ("keyword", "semantic", "hybrid")
 BUDGETS = (1000, 2000)
