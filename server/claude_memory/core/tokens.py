@@ -20,6 +20,9 @@ STOPWORDS: Final = frozenset(
         "his", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "she", "so",
         "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was",
         "we", "were", "what", "when", "which", "who", "will", "with", "you", "your",
+        # question and auxiliary words: they name no topic (LoCoMo dev, keyword, cats 1-4: r@5 51.8 -> 54.4)
+        "am", "been", "being", "can", "could", "did", "do", "does", "had", "how", "may", "might", "shall",
+        "should", "whom", "whose", "why", "where", "would", "him", "hers", "some", "about",
     }
 )  # fmt: skip
 MIN_WORD: Final = 2
