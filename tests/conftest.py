@@ -19,6 +19,22 @@ def shared_dir() -> Path:
     return Path(os.environ.get("CLAUDE_MEMORY_SHARED", REPO.parent / "shared")).resolve()
 
 
+@pytest.fixture(autouse=True)
+def _no_model_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests run keyword-only unless they ask for the real model (the ``model_dir`` fixture)."""
+    monkeypatch.delenv("CLAUDE_MEMORY_MODEL_PATH", raising=False)
+
+
+@pytest.fixture()
+def model_dir(shared: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The real all-MiniLM-L6-v2 ONNX export in ../shared/models, switched on for this test."""
+    path = shared / "models" / "all-MiniLM-L6-v2-onnx"
+    if not (path / "model.onnx").exists():
+        pytest.skip(f"the embedding model is not in {path}")
+    monkeypatch.setenv("CLAUDE_MEMORY_MODEL_PATH", str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
     path = shared_dir()
@@ -48,10 +64,16 @@ def corpus_module() -> ModuleType:
     return module
 
 
-def run_cli(data_dir: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """The real ``claude-memory`` command in a fresh process, with its store in ``data_dir``."""
+def run_cli(
+    data_dir: Path, *args: str, timeout: float = 300, model: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The real ``claude-memory`` command in a fresh process, with its store in ``data_dir`` (and the
+    embedding model only when ``model`` is given)."""
     env = {**os.environ, "CLAUDE_MEMORY_HOME": str(data_dir), "COLUMNS": "200"}
     env.pop("CLAUDE_CONFIG_DIR", None)
+    env.pop("CLAUDE_MEMORY_MODEL_PATH", None)
+    if model is not None:
+        env["CLAUDE_MEMORY_MODEL_PATH"] = str(model)
     return subprocess.run(
         [sys.executable, "-m", "claude_memory", *args], env=env, capture_output=True, text=True, timeout=timeout
     )

@@ -29,6 +29,7 @@ from claude_memory.core.events import EVENT_TYPES
 from claude_memory.service.importer import ImportReport
 from claude_memory.service.memory import ForgetSelector, Memory
 from claude_memory.service.projects import normalise_project_arg
+from claude_memory.service.search import MODES
 from claude_memory.store.db import StoreBusyError, StoreError
 from claude_memory.store.keyword import KeywordFilters
 
@@ -184,6 +185,9 @@ def import_cmd(
     ] = None,
     project: Annotated[str | None, typer.Option("--project", help="Only this project (a path).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    no_wait: Annotated[
+        bool, typer.Option("--no-wait", help="Return before the new events are embedded for semantic search.")
+    ] = False,
     settle_seconds: Annotated[
         float,
         typer.Option(
@@ -210,13 +214,60 @@ def import_cmd(
                     report = plan.run(lambda n: bar.advance(task, n))
             else:
                 report = plan.run()
+            embedded = 0 if no_wait else _embed(memory, err, show=err.is_terminal and not as_json)
         except KeyboardInterrupt:
             _fail("Import interrupted; what was stored so far is kept, and running it again resumes.", EXIT_INTERRUPTED)
+        report.notes.extend(memory.warnings_for_semantics())
+    data = report.to_json()
+    data["events"]["embedded"] = embedded
     if as_json:
-        _print_json(report.to_json())
+        _print_json(data)
     else:
         # Not rich markup: paths and reasons are data, and "[" in them must print as written.
         _report_text(report, Console(markup=False, highlight=False))
+
+
+def _embed(memory: Memory, err: Console, *, show: bool) -> int:
+    """Embed what the import queued, with a progress bar on a terminal."""
+    if not memory.embedder.available:
+        return 0
+    pending = memory.embedding_status()["pending"]
+    if not show or not pending:
+        return memory.embed_pending()
+    columns = (TextColumn("Embedding"), BarColumn(), TextColumn("{task.completed}/{task.total} events"))
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task("embed", total=pending)
+        return memory.embed_pending(lambda n: bar.advance(task, n))
+
+
+@app.command()
+def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Whether semantic search is available, and how much is still waiting to be embedded."""
+    with _memory(ctx) as memory:
+        data = {"store": str(memory.data_dir), "events": memory.stats()["events"], **memory.embedding_status()}
+    if as_json:
+        _print_json(data)
+        return
+    typer.echo(f"Store: {data['store']} ({data['events']} events)")
+    if data["available"]:
+        typer.echo(f"Semantic search: on ({data['model']})")
+    else:
+        typer.echo(f"Semantic search: off. {data['reason']}")
+    typer.echo(
+        f"Embedded events: {data['embedded_events']}; waiting: {data['pending']}; failed: {data['failed']}; "
+        f"vectors: {data['vectors']}; in the index: {data['index_live']}"
+    )
+
+
+@app.command()
+def reindex(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Rebuild the vector index from the store (it is derived and can always be rebuilt)."""
+    with _memory(ctx) as memory:
+        count = memory.reindex()
+    if as_json:
+        _print_json({"vectors": count})
+    else:
+        typer.echo(f"The vector index holds {count} vectors.")
 
 
 # ---------------------------------------------------------------------- queries
@@ -257,6 +308,9 @@ def search(
     since: SinceOpt = None,
     until: UntilOpt = None,
     limit: Annotated[int, typer.Option("--limit", min=1, max=1000, help="How many results.")] = 10,
+    mode: Annotated[
+        str, typer.Option("--mode", help="keyword (BM25), semantic (embeddings) or hybrid (both, blended).")
+    ] = "hybrid",
     batch: Annotated[
         Path | None,
         typer.Option(
@@ -266,16 +320,18 @@ def search(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Keyword (BM25) search over everything remembered."""
+    """Search everything remembered: keyword (BM25), semantic or hybrid (the default)."""
+    if mode not in MODES:
+        raise typer.BadParameter(f"'{mode}' is not one of {', '.join(MODES)}", param_hint="--mode")
     filters = _filters(project, session, types, since, until)
     if batch is not None:
         with _memory(ctx) as memory:
-            _search_batch(memory, batch, filters, limit)
+            _search_batch(memory, batch, filters, limit, mode)
         return
     if query is None:
         raise typer.BadParameter("give a query, or --batch FILE", param_hint="QUERY")
     with _memory(ctx) as memory:
-        hits, meta = memory.search(query, filters, limit)
+        hits, meta = memory.search(query, filters, limit, mode)
     if as_json:
         _print_json({"results": [h.to_json() for h in hits], "meta": meta})
         return
@@ -291,7 +347,7 @@ def search(
         typer.echo(f"   {e.source_path}:{e.line_start}-{e.line_end}")
 
 
-def _search_batch(memory: Memory, source: Path, defaults: KeywordFilters, limit: int) -> None:
+def _search_batch(memory: Memory, source: Path, defaults: KeywordFilters, limit: int, mode: str) -> None:
     """One JSON line out per JSON line in; a bad input line gets {"error": ...} and the rest go on."""
     stream = sys.stdin if str(source) == "-" else _open_text(source)
     with stream:
@@ -306,7 +362,7 @@ def _search_batch(memory: Memory, source: Path, defaults: KeywordFilters, limit:
             filters = defaults
             if request.project is not None:
                 filters = replace(filters, project=normalise_project_arg(request.project))
-            hits, meta = memory.search(request.query, filters, request.limit or limit)
+            hits, meta = memory.search(request.query, filters, request.limit or limit, mode)
             meta["line"] = line_no
             typer.echo(json.dumps({"results": [h.to_json() for h in hits], "meta": meta}, ensure_ascii=False))
 

@@ -55,6 +55,7 @@ class Settings(BaseModel):
     privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
     max_tool_output_chars: int = Field(default=20_000, ge=1_000, le=1_000_000)
     max_line_mb: int = Field(default=16, ge=1, le=1024)
+    embedding_model_path: Path | None = None  # a local ONNX model folder; else $CLAUDE_MEMORY_MODEL_PATH
 
 
 def load_settings(data_dir: Path) -> tuple[Settings, str | None]:

@@ -94,7 +94,7 @@ def test_a_crash_between_forget_and_the_file_rewrite_is_finished_at_the_next_ope
         memory.import_history(home, settle_seconds=0)
         (hit,), _ = memory.search("zebraquokka", KeywordFilters(), 5)
         sql, params = ForgetSelector(event_ids=(hit.event.id,)).sql()
-        assert memory.writer.forget(sql, params) == 1  # committed; then the process "dies" before rewriting
+        assert memory.writer.forget(sql, params)[0] == 1  # committed; then the process "dies" before rewriting
         memory.con.execute("CHECKPOINT")
         assert b"zebraquokka" in raw_bytes(data)  # the deleted text is still in freed blocks
     with Memory(data) as memory:  # the next open finishes the job

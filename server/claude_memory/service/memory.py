@@ -6,6 +6,7 @@ process can even read) and routes all writes through one :class:`EventWriter`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -17,12 +18,15 @@ from claude_memory.core import citations
 from claude_memory.core.privacy import PrivacyFilter
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service.discovery import Discovery, discover
+from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
 from claude_memory.service.projects import normalise_project_arg
-from claude_memory.service.search import SearchHit, keyword_search
+from claude_memory.service.search import Retrieval, SearchHit, search
 from claude_memory.store import db, queries
+from claude_memory.store.embedder import Embedder
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.queries import StoredEvent
+from claude_memory.store.vector_index import VectorIndex
 from claude_memory.store.writer import EventWriter
 
 
@@ -71,6 +75,9 @@ class ImportPlan:
         return report
 
 
+REBUILD_INDEX_AFTER_FORGET = 50_000  # vectors; ~15 s to rebuild on 2 cores. Larger: reindex by hand.
+
+
 class Memory:
     def __init__(self, data_dir: Path, *, read_only: bool = False) -> None:
         self.data_dir = data_dir
@@ -83,6 +90,8 @@ class Memory:
         self.con = db.connect(data_dir, read_only=read_only)
         self.writer = EventWriter(self.con)
         self.tokenizer = QueryTokenizer()
+        self.embedder = Embedder(self.settings.embedding_model_path)
+        self._index: VectorIndex | None = None
 
     def close(self) -> None:
         self.con.close()
@@ -119,8 +128,49 @@ class Memory:
 
     # ------------------------------------------------------------------ queries
 
-    def search(self, query: str, filters: KeywordFilters, limit: int) -> tuple[list[SearchHit], dict[str, Any]]:
-        return keyword_search(self.con, self.tokenizer, query, filters, limit)
+    def search(
+        self, query: str, filters: KeywordFilters, limit: int, mode: str = "hybrid"
+    ) -> tuple[list[SearchHit], dict[str, Any]]:
+        retrieval = Retrieval(self.tokenizer)
+        if mode != "keyword":
+            if self.embedder.available:
+                retrieval.embedder, retrieval.index = self.embedder, self.vector_index()
+            else:
+                retrieval.unavailable = self.embedder.reason
+        return search(self.con, retrieval, query, filters, limit, mode)
+
+    # ------------------------------------------------------------------ embeddings
+
+    def vector_index(self) -> VectorIndex:
+        """The hnswlib index, loaded (and brought level with the store) on first use."""
+        if self._index is None:
+            self._index = VectorIndex(self.data_dir, self.embedder.model_id)
+            self._index.load(self.con)
+        return self._index
+
+    def embed_pending(self, progress: Callable[[int], None] | None = None) -> int:
+        """Embed every queued event now (import waits on this); 0 when no model is available."""
+        if not self.embedder.available:
+            return 0
+        return EmbeddingWorker(self.writer, self.embedder, self.vector_index()).run(progress)
+
+    def warnings_for_semantics(self) -> list[str]:
+        """A sentence for the import report when semantic search is off."""
+        return [] if self.embedder.available else [self.embedder.reason or "Semantic search is off."]
+
+    def embedding_status(self) -> dict[str, Any]:
+        available = self.embedder.available
+        worker = EmbeddingWorker(self.writer, self.embedder, self.vector_index())
+        return {
+            "model": self.embedder.model_id,
+            "available": available,
+            "reason": self.embedder.reason,
+            **worker.status().to_json(),
+        }
+
+    def reindex(self) -> int:
+        """Rebuild the vector index from the store; returns how many vectors it holds."""
+        return self.vector_index().rebuild(self.con)
 
     def history(self, filters: KeywordFilters, limit: int) -> list[StoredEvent]:
         return queries.history(self.con, filters, limit)
@@ -172,9 +222,15 @@ class Memory:
         """Delete the selected events everywhere, then rewrite the database file so that no copy of
         their text survives in freed blocks."""
         sql, params = selector.sql()
-        count = self.writer.forget(sql, params)
+        count, labels = self.writer.forget(sql, params)
         if count:
             self.writer.refresh_projects()
+            index = self.vector_index()
+            index.remove(labels)
+            if labels and index.live_count <= REBUILD_INDEX_AFTER_FORGET:
+                index.rebuild(self.con)  # hnswlib keeps a deleted vector's bytes: rebuilding drops them
+            else:
+                index.save()  # marked deleted at once; `claude-memory reindex` drops the bytes
             self.con = db.rewrite(self.con, self.data_dir)
             self.writer = EventWriter(self.con)
         return count

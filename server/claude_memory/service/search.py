@@ -10,9 +10,12 @@ from typing import Any
 import duckdb
 
 from claude_memory.core.tokens import QueryTokenizer
+from claude_memory.service.semantic import semantic_candidates
 from claude_memory.store import keyword
+from claude_memory.store.embedder import Embedder
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.queries import StoredEvent, events_by_ids
+from claude_memory.store.vector_index import VectorIndex
 
 SNIPPET_CHARS = 240
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -23,11 +26,14 @@ class SearchHit:
     event: StoredEvent
     score: float
     snippet: str
+    components: dict[str, float] | None = None  # the score breakdown (keyword BM25, semantic cosine)
 
     def to_json(self) -> dict[str, Any]:
         data = self.event.to_json(text=self.snippet)
-        data["score"] = round(self.score, 6)
-        return {"id": data.pop("id"), "score": data.pop("score"), **data}
+        head = {"id": data.pop("id"), "score": round(self.score, 6)}
+        if self.components is not None:
+            head["score_breakdown"] = {k: round(v, 6) for k, v in self.components.items()}
+        return {**head, **data}
 
 
 def snippet(text: str, stems: list[str], width: int = SNIPPET_CHARS) -> str:
@@ -49,21 +55,80 @@ def snippet(text: str, stems: list[str], width: int = SNIPPET_CHARS) -> str:
     return f"{prefix}{flat[start:end].strip()}{suffix}"
 
 
-def keyword_search(
-    con: duckdb.DuckDBPyConnection, tokenizer: QueryTokenizer, query: str, filters: KeywordFilters, limit: int
+MODES = ("keyword", "semantic", "hybrid")
+DENSE_WEIGHT = 0.3  # LoCoMo dev: a min-max blend with a small dense weight beats rank fusion (bench/README.md)
+CANDIDATES = 50
+
+
+@dataclass(slots=True)
+class Retrieval:
+    """What search needs besides the connection: the query tokenizer and, when available, semantics."""
+
+    tokenizer: QueryTokenizer
+    embedder: Embedder | None = None
+    index: VectorIndex | None = None
+    unavailable: str | None = None  # why semantic search is off, in one sentence
+
+
+def _minmax(scores: dict[int, float]) -> dict[int, float]:
+    if not scores:
+        return {}
+    low, high = min(scores.values()), max(scores.values())
+    span = high - low
+    return {k: (v - low) / span if span > 0 else 1.0 for k, v in scores.items()}
+
+
+def search(
+    con: duckdb.DuckDBPyConnection,
+    retrieval: Retrieval,
+    query: str,
+    filters: KeywordFilters,
+    limit: int,
+    mode: str = "hybrid",
 ) -> tuple[list[SearchHit], dict[str, Any]]:
+    """Keyword, semantic or hybrid search. If the semantic part cannot run, keyword results still come
+    back and ``meta.degraded`` says why."""
     started = time.perf_counter()
-    stems = tokenizer.terms(query)
-    ranked = keyword.search(con, stems, filters, limit)
+    stems = retrieval.tokenizer.terms(query)
+    degraded: str | None = None
+    semantic_ok = retrieval.embedder is not None and retrieval.index is not None and retrieval.unavailable is None
+    if mode != "keyword" and not semantic_ok:
+        degraded = retrieval.unavailable or "Semantic search is not available."
+    want = max(limit, CANDIDATES) if mode == "hybrid" else limit
+    kw = dict(keyword.search(con, stems, filters, want)) if mode != "semantic" or not semantic_ok else {}
+    sem: dict[int, float] = {}
+    if mode != "keyword" and semantic_ok:
+        assert retrieval.embedder is not None and retrieval.index is not None
+        try:
+            sem = dict(semantic_candidates(con, retrieval.embedder, retrieval.index, query, filters, want))
+        except Exception as exc:  # the model or index failed now: keyword results still answer
+            degraded = f"Semantic search failed ({type(exc).__name__}); keyword results only."
+            if not kw:
+                kw = dict(keyword.search(con, stems, filters, want))
+    breakdown: dict[int, dict[str, float]] = {}
+    if sem and kw and mode == "hybrid":
+        kw_n, sem_n = _minmax(kw), _minmax(sem)
+        fused = {
+            i: (1 - DENSE_WEIGHT) * kw_n.get(i, 0.0) + DENSE_WEIGHT * sem_n.get(i, 0.0) for i in set(kw) | set(sem)
+        }
+        for i in fused:
+            breakdown[i] = {"keyword": kw.get(i, 0.0), "semantic": sem.get(i, 0.0)}
+        ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:limit]
+    else:
+        source = sem if sem else kw
+        ranked = sorted(source.items(), key=lambda x: (-x[1], x[0]))[:limit]
+        for i, _ in ranked:
+            breakdown[i] = {"keyword": kw.get(i, 0.0), "semantic": sem.get(i, 0.0)}
     events = events_by_ids(con, [event_id for event_id, _ in ranked])
     hits = [
-        SearchHit(events[event_id], score, snippet(events[event_id].text, stems))
+        SearchHit(events[event_id], score, snippet(events[event_id].text, stems), breakdown.get(event_id))
         for event_id, score in ranked
         if event_id in events
     ]
     meta = {
         "query": query,
-        "mode": "keyword",
+        "mode": mode if not degraded else "keyword",
+        "requested_mode": mode,
         "terms": stems,
         "count": len(hits),
         "limit": limit,
@@ -76,6 +141,8 @@ def keyword_search(
         },
         "took_ms": round((time.perf_counter() - started) * 1000, 2),
     }
-    if not stems:
+    if degraded:
+        meta["degraded"] = degraded
+    if not stems and not sem:
         meta["note"] = "The query has no searchable words."
     return hits, meta

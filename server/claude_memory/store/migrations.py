@@ -111,4 +111,30 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         CREATE TABLE store_flags (name VARCHAR PRIMARY KEY, set_at TIMESTAMP NOT NULL);
         """,
     ),
+    (
+        "0005_embeddings",
+        """
+        -- Semantic recall. embed_queue is the outbox: a row per event still to embed, written in the
+        -- same transaction as the event and deleted in the same transaction as its chunks.
+        CREATE TABLE embed_queue (
+            event_id      BIGINT PRIMARY KEY,
+            attempts      INTEGER NOT NULL DEFAULT 0,
+            last_error    VARCHAR,                     -- one sentence, never content
+            not_before    TIMESTAMP                    -- retry backoff
+        );
+        -- One vector per distinct chunk text and model: the same text is never embedded twice.
+        CREATE TABLE vectors (
+            content_hash  VARCHAR PRIMARY KEY,         -- sha256 of model id + chunk text
+            vector        FLOAT[] NOT NULL
+        );
+        -- The chunks of each event; label is the hnswlib label (derived index beside the database).
+        CREATE TABLE chunks (
+            label         BIGINT PRIMARY KEY,
+            event_id      BIGINT NOT NULL,
+            chunk_no      INTEGER NOT NULL,
+            content_hash  VARCHAR NOT NULL
+        );
+        INSERT INTO embed_queue SELECT id, 0, NULL, NULL FROM events;
+        """,
+    ),
 )

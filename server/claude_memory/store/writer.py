@@ -185,6 +185,7 @@ class EventWriter:
                 )
                 con.execute(_INSERT_EVENTS, [now])
                 keyword.index_staged(con)
+                con.execute("INSERT INTO embed_queue SELECT id, 0, NULL, NULL FROM batch_new")
                 inserted = Counter(
                     {
                         str(t): int(n)
@@ -254,9 +255,10 @@ class EventWriter:
             return keyword.merge(self.con)
         return 0
 
-    def forget(self, ids_sql: str, params: Sequence[object]) -> int:
-        """Delete the events selected by ``ids_sql`` (a SELECT of ids) from the store and the keyword
-        index, leaving a content-free tombstone per event so a re-import does not bring them back."""
+    def forget(self, ids_sql: str, params: Sequence[object]) -> tuple[int, list[int]]:
+        """Delete the events selected by ``ids_sql`` (a SELECT of ids) from the store, the keyword index
+        and the vectors, leaving a content-free tombstone per event so a re-import does not bring them
+        back. Returns how many events went, and the vector-index labels of their chunks."""
         con = self.con
         now = utc_now()
         with transaction(con):
@@ -269,6 +271,13 @@ class EventWriter:
                 "SELECT d.id, ?, e.citation FROM doomed d LEFT JOIN events e ON e.id = d.id",
                 [now],
             )
+            con.execute("DELETE FROM embed_queue WHERE event_id IN (SELECT id FROM doomed)")
+            labels = [
+                int(r[0])
+                for r in con.execute("SELECT label FROM chunks WHERE event_id IN (SELECT id FROM doomed)").fetchall()
+            ]
+            con.execute("DELETE FROM chunks WHERE event_id IN (SELECT id FROM doomed)")
+            con.execute("DELETE FROM vectors WHERE content_hash NOT IN (SELECT content_hash FROM chunks)")
             con.execute("DELETE FROM events WHERE id IN (SELECT id FROM doomed)")
             if count:
                 con.execute("INSERT OR REPLACE INTO store_flags VALUES ('rewrite_pending', ?)", [now])
@@ -280,4 +289,4 @@ class EventWriter:
             )
             con.execute("DELETE FROM subagents WHERE session_id NOT IN (SELECT session_id FROM sessions)")
             con.execute("DROP TABLE doomed")
-        return count
+        return count, labels

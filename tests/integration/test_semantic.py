@@ -1,0 +1,140 @@
+"""Semantic recall with the real model (../shared/models): embedding, index, hybrid, forget, crashes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from claude_memory.service.embedding import MAX_ATTEMPTS, EmbeddingWorker
+from claude_memory.service.memory import ForgetSelector, Memory
+from claude_memory.store.keyword import KeywordFilters
+from claude_memory.store.vector_index import INDEX_FILE, META_FILE, VectorIndex
+
+WORK = "/home/dev/work"
+
+
+@pytest.fixture(scope="module")
+def embedded(fixtures_home: Path, shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture tree imported and embedded once (~35 s); each test works on its own copy."""
+    model = shared / "models" / "all-MiniLM-L6-v2-onnx"
+    if not (model / "model.onnx").exists():
+        pytest.skip(f"the embedding model is not in {model}")
+    data = tmp_path_factory.mktemp("embedded") / "data"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CLAUDE_MEMORY_MODEL_PATH", str(model))
+        with Memory(data) as memory:
+            memory.import_history(fixtures_home, settle_seconds=0)
+            memory.embed_pending()
+    return data
+
+
+def _copy(embedded: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "data"
+    shutil.copytree(embedded, target)
+    return target
+
+
+def _one(memory: Memory, sql: str) -> int:
+    row = memory.con.execute(sql).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def test_import_embeds_everything_once_and_semantic_search_finds_paraphrases(
+    embedded: Path, tmp_path: Path, model_dir: Path
+) -> None:
+    with Memory(_copy(embedded, tmp_path)) as memory:
+        assert _one(memory, "SELECT count(DISTINCT event_id) FROM chunks") == _one(
+            memory, "SELECT count(*) FROM events"
+        )
+        status = memory.embedding_status()
+        assert status["available"] and status["pending"] == 0 and status["failed"] == 0
+        chunks = _one(memory, "SELECT count(*) FROM chunks")
+        assert status["index_live"] == chunks and status["vectors"] <= chunks
+        assert (
+            _one(
+                memory, "SELECT count(*) FROM (SELECT event_id, chunk_no FROM chunks GROUP BY ALL HAVING count(*) > 1)"
+            )
+            == 0
+        )
+        # no word in common with "Bash: echo hello-from-mock / Print a greeting", only meaning
+        hits, meta = memory.search("output a salutation", KeywordFilters(project=WORK), 5, mode="semantic")
+        assert meta["mode"] == "semantic" and "degraded" not in meta
+        assert hits[0].event.tool_name == "Bash" and "Print a greeting" in hits[0].event.text
+        keyword_hits, _ = memory.search("output a salutation", KeywordFilters(project=WORK), 5, mode="keyword")
+        assert all("Print a greeting" not in h.event.text for h in keyword_hits)
+        hybrid, meta = memory.search("greeting command output", KeywordFilters(project=WORK), 5)
+        assert meta["mode"] == "hybrid" and hybrid
+        assert all(h.components is not None and set(h.components) == {"keyword", "semantic"} for h in hybrid)
+        assert memory.embed_pending() == 0  # nothing left, nothing redone
+
+
+def test_forget_removes_vectors_and_index_entries(embedded: Path, tmp_path: Path, model_dir: Path) -> None:
+    with Memory(_copy(embedded, tmp_path)) as memory:
+        session = "b2406191-f985-4b05-985f-60256cee48d1"
+        before_live = memory.vector_index().live_count
+        doomed = _one(
+            memory, f"SELECT count(*) FROM chunks c JOIN events e ON e.id = c.event_id WHERE session_id = '{session}'"
+        )
+        assert doomed > 0
+        assert not memory.vector_index().rebuilt
+        memory.forget(ForgetSelector(session_id=session))
+        assert memory.vector_index().rebuilt  # small index: rebuilt, so no deleted vector's bytes remain
+        assert _one(memory, "SELECT count(*) FROM chunks WHERE event_id NOT IN (SELECT id FROM events)") == 0
+        assert (
+            _one(memory, "SELECT count(*) FROM vectors WHERE content_hash NOT IN (SELECT content_hash FROM chunks)")
+            == 0
+        )
+        assert memory.vector_index().live_count == before_live - doomed
+        hits, _ = memory.search("output a salutation", KeywordFilters(session_id=session), 5, mode="semantic")
+        assert hits == []
+    with Memory(tmp_path / "data") as memory:  # the saved index agrees after a reopen
+        assert memory.vector_index().live_count == before_live - doomed
+
+
+def test_failed_batches_back_off_and_a_crash_before_the_index_update_is_repaired(
+    fixtures_home: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Memory(tmp_path / "data") as memory:
+        memory.import_history(fixtures_home, settle_seconds=0)
+        worker = EmbeddingWorker(memory.writer, memory.embedder, memory.vector_index())
+
+        def broken(texts: list[str]) -> None:
+            raise RuntimeError("model crashed")
+
+        monkeypatch.setattr(memory.embedder, "embed", broken)
+        assert worker.run() == 0
+        status = worker.status()
+        assert status.pending == _one(memory, "SELECT count(*) FROM events") and status.embedded_events == 0
+        assert _one(memory, "SELECT min(attempts) FROM embed_queue") == 1
+        assert _one(memory, "SELECT count(*) FROM embed_queue WHERE last_error LIKE 'RuntimeError%'") > 0
+        monkeypatch.undo()
+        memory.con.execute("UPDATE embed_queue SET not_before = NULL")  # skip the backoff wait
+        # The index update after the commit is "lost" (as if the process died between the two).
+        monkeypatch.setattr(VectorIndex, "add", lambda self, labels, vectors: None)
+        embedded = EmbeddingWorker(memory.writer, memory.embedder, memory.vector_index()).run()
+        monkeypatch.undo()
+        assert embedded == _one(memory, "SELECT count(*) FROM events")
+        chunks = _one(memory, "SELECT count(*) FROM chunks")
+    with Memory(tmp_path / "data") as memory:  # the next load adds what the index lacks
+        assert memory.vector_index().live_count == chunks
+        assert memory.embed_pending() == 0
+    for name in (INDEX_FILE, META_FILE):
+        (tmp_path / "data" / name).unlink()
+    with Memory(tmp_path / "data") as memory:  # a missing index is rebuilt from the store
+        index = memory.vector_index()
+        assert index.rebuilt and index.live_count == chunks
+        assert memory.reindex() == chunks
+    assert MAX_ATTEMPTS >= 3
+
+
+def test_without_a_model_keyword_search_still_answers_and_says_why(fixtures_home: Path, tmp_path: Path) -> None:
+    with Memory(tmp_path / "data") as memory:
+        memory.import_history(fixtures_home, settle_seconds=0)
+        hits, meta = memory.search("hello-from-mock", KeywordFilters(), 3)  # hybrid asked for
+        assert hits and meta["mode"] == "keyword" and meta["requested_mode"] == "hybrid"
+        assert "CLAUDE_MEMORY_MODEL_PATH" in meta["degraded"]
+        status = memory.embedding_status()
+        assert status["available"] is False and status["pending"] == _one(memory, "SELECT count(*) FROM events")
