@@ -138,3 +138,34 @@ def test_without_a_model_keyword_search_still_answers_and_says_why(fixtures_home
         assert "CLAUDE_MEMORY_MODEL_PATH" in meta["degraded"]
         status = memory.embedding_status()
         assert status["available"] is False and status["pending"] == _one(memory, "SELECT count(*) FROM events")
+
+
+def test_labels_of_forgotten_chunks_are_never_reused(
+    embedded: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from claude_memory.service import memory as memory_module
+
+    monkeypatch.setattr(memory_module, "REBUILD_INDEX_AFTER_FORGET", 0)  # as if the index were huge
+    with Memory(_copy(embedded, tmp_path)) as memory:
+        top = _one(memory, "SELECT max(label) FROM chunks")
+        newest = memory.con.execute(
+            "SELECT session_id FROM chunks c JOIN events e ON e.id = c.event_id WHERE label = ?", [top]
+        ).fetchone()
+        assert newest is not None
+        live = memory.vector_index().live_count
+        memory.forget(ForgetSelector(session_id=newest[0]))
+        index = memory.vector_index()
+        assert not index.rebuilt and index.live_count < live  # marked deleted, not rebuilt
+        home = tmp_path / "claude"
+        (home / "projects" / "-x").mkdir(parents=True)
+        line = {"type": "user", "uuid": "new-1", "sessionId": "new", "cwd": "/x", "timestamp": "2026-06-01T00:00:00Z",
+                "message": {"role": "user", "content": "a brand new prompt about quokka migrations"}}  # fmt: skip
+        (home / "projects" / "-x" / "new.jsonl").write_text(json.dumps(line) + "\n")
+        memory.import_history(home, settle_seconds=0)
+        assert memory.embed_pending() == 1
+        new_label = _one(memory, "SELECT max(label) FROM chunks")
+        assert new_label > top
+        hits, _ = memory.search("quokka migration", KeywordFilters(), 3, mode="semantic")
+        assert hits[0].event.text == "a brand new prompt about quokka migrations"

@@ -109,9 +109,10 @@ class EmbeddingWorker:
         by_hash = dict(zip(todo, new_vectors, strict=True))
         by_hash.update({h: np.asarray(v, dtype=np.float32) for h, v in known.items()})
         with transaction(con):
-            row = con.execute("SELECT coalesce(max(label), -1) FROM chunks").fetchone()
-            first_label = (int(row[0]) if row else -1) + 1
+            row = con.execute("SELECT next_label FROM label_counter").fetchone()
+            first_label = int(row[0]) if row else 0
             labels = list(range(first_label, first_label + len(pieces)))
+            con.execute("UPDATE label_counter SET next_label = ?", [first_label + len(pieces)])
             if todo:
                 flat = pa.array(new_vectors.reshape(-1), type=pa.float32())
                 offsets = pa.array(np.arange(0, flat.__len__() + 1, new_vectors.shape[1], dtype=np.int32))

@@ -134,6 +134,9 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
             chunk_no      INTEGER NOT NULL,
             content_hash  VARCHAR NOT NULL
         );
+        -- Labels only grow, so a label forgotten (and only marked deleted in the index) is never reused.
+        CREATE TABLE label_counter (next_label BIGINT NOT NULL);
+        INSERT INTO label_counter VALUES (0);
         INSERT INTO embed_queue SELECT id, 0, NULL, NULL FROM events;
         """,
     ),

@@ -41,8 +41,8 @@ class VectorIndex:
     def load(self, con: duckdb.DuckDBPyConnection) -> None:
         """Open the index and bring it level with DuckDB (add missing labels, or rebuild)."""
         meta = self._read_meta()
-        row = con.execute("SELECT coalesce(max(label), -1) FROM chunks").fetchone()
-        db_max = int(row[0]) if row else -1
+        row = con.execute("SELECT next_label FROM label_counter").fetchone()
+        issued = (int(row[0]) if row else 0) - 1  # the highest label ever given out
         if meta is None or meta.get("model_id") != self.model_id or not self.path.exists():
             self.rebuild(con)
             return
@@ -56,12 +56,11 @@ class VectorIndex:
         self._index = index
         self.max_label = int(meta["max_label"])
         self.deleted = int(meta.get("deleted", 0))
-        if self.max_label > db_max:
-            self.rebuild(con)  # the index knows labels DuckDB does not: it belongs to another store state
+        if self.max_label > issued:
+            self.rebuild(con)  # the index knows labels never issued here: it belongs to another store
             return
-        if db_max > self.max_label:
-            self._add_from_db(con, f"label > {self.max_label}")
-            self.save()
+        if issued > self.max_label and self._add_from_db(con, f"label > {self.max_label}"):
+            self.save()  # committed chunks a crash kept out of the index
 
     def rebuild(self, con: duckdb.DuckDBPyConnection) -> int:
         """Build the index anew from DuckDB; returns the number of vectors in it."""
