@@ -334,7 +334,10 @@ class TranscriptParser:
         output = strip_injected(_plain_text(result.get("content")), cut_unclosed=False) if result else ""
         # Nothing is clipped here: the privacy filter must see whole strings (a secret cut in half
         # is no longer recognisable). core.clip shortens events after filtering.
-        metadata: dict[str, Any] = {"input": tool.input}
+        metadata: dict[str, Any] = {}
+        extras = _input_extras(tool.name, tool.input)
+        if extras:
+            metadata["input"] = extras
         if result is None:
             metadata["result"] = "missing"
         elif result.get("is_error"):
@@ -517,6 +520,17 @@ _DESCRIBE_KEYS: Final = {
     "Task": ("description", "prompt"),
     "Agent": ("description", "prompt"),
 }
+
+
+def _input_extras(name: str, tool_input: Any) -> dict[str, Any]:
+    """The tool-input fields the event text does not already show (``_describe_call`` renders the
+    rest in full): flags, offsets, modes. Nothing is stored twice, and nothing twice filtered."""
+    if not isinstance(tool_input, dict):
+        return {}
+    if name not in _DESCRIBE_KEYS:
+        return {}  # unknown and MCP tools: the text holds the whole input as JSON
+    shown = set(_DESCRIBE_KEYS[name]) | {"edits", "todos"}
+    return {k: v for k, v in tool_input.items() if k not in shown}
 
 
 def _as_list(value: Any) -> list[Any]:
