@@ -30,7 +30,8 @@ class Embedder:
 
     @property
     def model_id(self) -> str:
-        """Names the vectors' space: model name plus a fingerprint of the weights when known."""
+        """Names the vectors' space: the model name, plus a short fingerprint of model.onnx's size when
+        loaded from a folder (a different export gets a different id, so its vectors are not mixed)."""
         onnx = self.model_path / "model.onnx" if self.model_path else None
         if onnx is not None and onnx.exists():
             stat = onnx.stat()
