@@ -26,7 +26,6 @@ from claude_memory import __version__
 from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.config import default_data_dir
 from claude_memory.core.events import EVENT_TYPES
-from claude_memory.service.importer import ImportReport
 from claude_memory.service.memory import ForgetSelector, Memory
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.search import MODES
@@ -149,8 +148,7 @@ def main_callback(
 # ---------------------------------------------------------------------- import
 
 
-def _report_text(report: ImportReport, console: Console) -> None:
-    data = report.to_json()
+def _report_text(data: dict[str, Any], console: Console) -> None:
     files, events, skipped = data["files"], data["events"], data["skipped_lines"]
     console.print(
         f"Read {files['read']} of {files['found']} transcript files ({files['unchanged']} unchanged) "
@@ -159,6 +157,7 @@ def _report_text(report: ImportReport, console: Console) -> None:
     console.print(f"New events: {events['new']} ({events['duplicates']} already stored).")
     for kind, count in events["new_by_type"].items():
         console.print(f"  {kind:<16} {count}")
+    console.print(f"Embedded for semantic search: {events['embedded']}.")
     console.print(f"Skipped lines: {skipped['total']}")
     for reason, count in skipped["by_reason"].items():
         console.print(f"  {count:>6}  {reason}")
@@ -193,7 +192,8 @@ def import_cmd(
         typer.Option(
             "--settle-seconds",
             min=0,
-            help="A transcript untouched this long is treated as finished (open tool calls are stored).",
+            help="A transcript untouched this long is finished for now: its last answer is stored (a tool call "
+            "without a result waits 24 hours more).",
         ),
     ] = 60.0,
 ) -> None:
@@ -224,7 +224,7 @@ def import_cmd(
         _print_json(data)
     else:
         # Not rich markup: paths and reasons are data, and "[" in them must print as written.
-        _report_text(report, Console(markup=False, highlight=False))
+        _report_text(data, Console(markup=False, highlight=False))
 
 
 def _embed(memory: Memory, err: Console, *, show: bool) -> int:

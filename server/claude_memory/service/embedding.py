@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from claude_memory.core.chunks import MAX_CHUNKS, MAX_TOOL_CHUNKS, chunk_hash, chunk_text
 from claude_memory.core.events import TOOL_USE
+from claude_memory.store.arrow import arrow_view, id_table
 from claude_memory.store.db import transaction, utc_now
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.vector_index import VectorIndex
@@ -94,13 +95,10 @@ class EmbeddingWorker:
                 pieces.append((event_id, no, chunk_hash(model_id, chunk), chunk))
         hashes = sorted({p[2] for p in pieces})
         con = self.con
-        con.register("wanted_hashes", pa.table({"h": hashes}, schema=pa.schema([("h", pa.string())])))
-        try:
+        with arrow_view(con, "wanted_hashes", pa.table({"h": pa.array(hashes, pa.string())})):
             known = {str(r[0]): r[1] for r in con.execute(
                 "SELECT content_hash, vector FROM vectors WHERE content_hash IN (SELECT h FROM wanted_hashes)"
             ).fetchall()}  # fmt: skip
-        finally:
-            con.unregister("wanted_hashes")
         todo: dict[str, str] = {}
         for _, _, digest, chunk in pieces:
             if digest not in known:
@@ -115,37 +113,30 @@ class EmbeddingWorker:
             con.execute("UPDATE label_counter SET next_label = ?", [first_label + len(pieces)])
             if todo:
                 flat = pa.array(new_vectors.reshape(-1), type=pa.float32())
-                offsets = pa.array(np.arange(0, flat.__len__() + 1, new_vectors.shape[1], dtype=np.int32))
-                con.register("new_vectors", pa.table(
-                    {"content_hash": list(todo), "vector": pa.ListArray.from_arrays(offsets, flat)},
-                ))  # fmt: skip
-                con.execute("INSERT OR IGNORE INTO vectors SELECT content_hash, vector FROM new_vectors")
-                con.unregister("new_vectors")
-            con.register("new_chunks", pa.table(
+                offsets = pa.array(np.arange(0, len(flat) + 1, new_vectors.shape[1], dtype=np.int32))
+                vectors = pa.table({"content_hash": list(todo), "vector": pa.ListArray.from_arrays(offsets, flat)})
+                with arrow_view(con, "new_vectors", vectors):
+                    con.execute("INSERT OR IGNORE INTO vectors SELECT content_hash, vector FROM new_vectors")
+            chunks = pa.table(
                 {"label": labels, "event_id": [p[0] for p in pieces], "chunk_no": [p[1] for p in pieces],
                  "content_hash": [p[2] for p in pieces]},
                 schema=pa.schema([("label", pa.int64()), ("event_id", pa.int64()), ("chunk_no", pa.int32()),
                                   ("content_hash", pa.string())]),
-            ))  # fmt: skip
-            con.execute("INSERT INTO chunks SELECT * FROM new_chunks")
-            con.unregister("new_chunks")
-            con.register("done_events", pa.table({"id": event_ids}, schema=pa.schema([("id", pa.int64())])))
-            con.execute("DELETE FROM embed_queue WHERE event_id IN (SELECT id FROM done_events)")
-            con.unregister("done_events")
+            )  # fmt: skip
+            with arrow_view(con, "new_chunks", chunks):
+                con.execute("INSERT INTO chunks SELECT * FROM new_chunks")
+            with arrow_view(con, "done_events", id_table(event_ids)):
+                con.execute("DELETE FROM embed_queue WHERE event_id IN (SELECT id FROM done_events)")
         if labels:
             self.index.add(labels, np.stack([by_hash[p[2]] for p in pieces]))
 
     def _failed(self, event_ids: list[int], exc: Exception) -> None:
         reason = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
         con = self.con
-        con.register("failed_events", pa.table({"id": event_ids}, schema=pa.schema([("id", pa.int64())])))
-        try:
-            with transaction(con):
-                con.execute(
-                    "UPDATE embed_queue SET attempts = attempts + 1, last_error = ?, "
-                    "not_before = ? + to_seconds(30 * pow(2, attempts)::BIGINT) "
-                    "WHERE event_id IN (SELECT id FROM failed_events)",
-                    [reason, utc_now()],
-                )
-        finally:
-            con.unregister("failed_events")
+        with arrow_view(con, "failed_events", id_table(event_ids)), transaction(con):
+            con.execute(
+                "UPDATE embed_queue SET attempts = attempts + 1, last_error = ?, "
+                "not_before = ? + to_seconds(30 * pow(2, attempts)::BIGINT) "
+                "WHERE event_id IN (SELECT id FROM failed_events)",
+                [reason, utc_now()],
+            )

@@ -198,7 +198,9 @@ class Importer:
         start_offset, start_line = 0, 1
         if cp is not None:
             same_file = (cp.device, cp.inode) == (st.st_dev, st.st_ino) and st.st_size >= cp.byte_offset
-            if same_file and cp.size and _head_hash(f.path, min(cp.size, HEAD_BYTES)) != cp.head_hash:
+            checked = min(cp.size, HEAD_BYTES)
+            now_head = head if checked == min(st.st_size, HEAD_BYTES) else _head_hash(f.path, checked)
+            if same_file and cp.size and now_head != cp.head_hash:
                 same_file = False
             if not same_file:
                 report.files_restarted += 1

@@ -188,14 +188,12 @@ class Memory:
 
     def resolve(self, ref: str) -> StoredEvent | None:
         """An event by citation (``mem:AbC123``, ``[mem:AbC123]``, ``AbC123``) or numeric id."""
+        ref = ref.strip()
         citation = citations.parse(ref)
-        if citation is not None:
-            found = queries.event_by_citation(self.con, citation)
-            if found is not None or not ref.strip().isdigit():
-                return found
-        if ref.strip().isdigit():
-            return queries.events_by_ids(self.con, [int(ref.strip())]).get(int(ref.strip()))
-        return None
+        found = queries.event_by_citation(self.con, citation) if citation else None
+        if found is None and ref.isdigit():  # six digits can be either: a citation first, then an id
+            found = queries.events_by_ids(self.con, [int(ref)]).get(int(ref))
+        return found
 
     def show(self, ref: str, *, context: int = 2, via: str = "cli") -> dict[str, Any] | None:
         """Full details of one event, its session neighbours, and how often its citation was used.

@@ -105,25 +105,21 @@ def search(
             degraded = f"Semantic search failed ({type(exc).__name__}); keyword results only."
             if not kw:
                 kw = dict(keyword.search(con, stems, filters, want))
-    breakdown: dict[int, dict[str, float]] = {}
     if sem and kw and mode == "hybrid":
         kw_n, sem_n = _minmax(kw), _minmax(sem)
-        fused = {
+        scores = {
             i: (1 - DENSE_WEIGHT) * kw_n.get(i, 0.0) + DENSE_WEIGHT * sem_n.get(i, 0.0) for i in set(kw) | set(sem)
         }
-        for i in fused:
-            breakdown[i] = {"keyword": kw.get(i, 0.0), "semantic": sem.get(i, 0.0)}
-        ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:limit]
     else:
-        source = sem if sem else kw
-        ranked = sorted(source.items(), key=lambda x: (-x[1], x[0]))[:limit]
-        for i, _ in ranked:
-            breakdown[i] = {"keyword": kw.get(i, 0.0), "semantic": sem.get(i, 0.0)}
+        scores = sem or kw
+    ranked = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:limit]
     events = events_by_ids(con, [event_id for event_id, _ in ranked])
     hits = [
-        SearchHit(events[event_id], score, snippet(events[event_id].text, stems), breakdown.get(event_id))
-        for event_id, score in ranked
-        if event_id in events
+        SearchHit(
+            events[i], score, snippet(events[i].text, stems), {"keyword": kw.get(i, 0.0), "semantic": sem.get(i, 0.0)}
+        )
+        for i, score in ranked
+        if i in events
     ]
     meta = {
         "query": query,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 import pyarrow as pa
 
+from claude_memory.store.arrow import arrow_view
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.keyword import KeywordFilters, filter_sql
 from claude_memory.store.vector_index import VectorIndex
@@ -28,14 +29,11 @@ def semantic_candidates(
     hits = index.search(vector, k)
     if not hits:
         return []
-    con.register(
-        "semantic_hits",
-        pa.table(
-            {"label": [h[0] for h in hits], "score": [h[1] for h in hits]},
-            schema=pa.schema([("label", pa.int64()), ("score", pa.float64())]),
-        ),
+    table = pa.table(
+        {"label": [h[0] for h in hits], "score": [h[1] for h in hits]},
+        schema=pa.schema([("label", pa.int64()), ("score", pa.float64())]),
     )
-    try:
+    with arrow_view(con, "semantic_hits", table):
         rows = con.execute(
             f"""
             SELECT c.event_id, max(h.score) AS score
@@ -45,6 +43,4 @@ def semantic_candidates(
             """,
             [*params, limit],
         ).fetchall()
-    finally:
-        con.unregister("semantic_hits")
     return [(int(r[0]), float(r[1])) for r in rows]

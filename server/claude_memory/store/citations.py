@@ -6,20 +6,18 @@ import duckdb
 import pyarrow as pa
 
 from claude_memory.core import citations
+from claude_memory.store.arrow import arrow_view
 
 
 def _taken(con: duckdb.DuckDBPyConnection, wanted: list[str]) -> set[str]:
     if not wanted:
         return set()
     # An Arrow table, not a list parameter: DuckDB binds long Python lists element by element (slow).
-    con.register("wanted_citations", pa.table({"citation": wanted}, schema=pa.schema([("citation", pa.string())])))
-    try:
+    with arrow_view(con, "wanted_citations", pa.table({"citation": pa.array(wanted, pa.string())})):
         rows = con.execute(
             "SELECT citation FROM events WHERE citation IN (SELECT citation FROM wanted_citations) "
             "UNION SELECT citation FROM tombstones WHERE citation IN (SELECT citation FROM wanted_citations)"
         ).fetchall()
-    finally:
-        con.unregister("wanted_citations")
     return {str(r[0]) for r in rows}
 
 
@@ -50,9 +48,7 @@ def assign_missing(con: duckdb.DuckDBPyConnection) -> int:
         return 0
     ids = [int(r[0]) for r in rows]
     schema = pa.schema([("id", pa.int64()), ("citation", pa.string())])
-    con.register("missing_citations", pa.table({"id": ids, "citation": allocate_citations(con, ids)}, schema=schema))
-    try:
+    table = pa.table({"id": ids, "citation": allocate_citations(con, ids)}, schema=schema)
+    with arrow_view(con, "missing_citations", table):
         con.execute("UPDATE events SET citation = m.citation FROM missing_citations m WHERE events.id = m.id")
-    finally:
-        con.unregister("missing_citations")
     return len(ids)
