@@ -13,12 +13,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import time
 
 from claude_memory.service.memory import Memory
 from claude_memory.store.keyword import KeywordFilters
-from common import OUT, machine, percentile
+from common import OUT, corpus_queries, machine, percentile
 
 
 def main() -> None:
@@ -32,13 +31,7 @@ def main() -> None:
         raise SystemExit(f"No store at {data}; run bench/bench_import.py --events {args.events} --keep first.")
     rng = random.Random(42)
     with Memory(data) as memory:
-        sample = memory.con.execute("SELECT text, project FROM events USING SAMPLE 2000 ROWS (reservoir, 7)").fetchall()
-        words = [(w, project) for text, project in sample for w in re.findall(r"[A-Za-z][A-Za-z_]{3,}", text)]
-        queries = []
-        for i in range(args.queries):
-            picks = rng.sample(words, rng.randint(1, 3))
-            scoped = i % 2 == 1
-            queries.append((" ".join(w for w, _ in picks), picks[0][1] if scoped else None))
+        queries = corpus_queries(memory.con, args.queries, rng)
         for q, project in queries[:20]:  # warm-up
             memory.search(q, KeywordFilters(project=project), 10)
         timings: dict[str, list[float]] = {"all": [], "unscoped": [], "project_scoped": []}

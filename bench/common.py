@@ -5,10 +5,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import platform
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+import duckdb
 
 BENCH = Path(__file__).resolve().parent
 OUT = BENCH / "out"
@@ -56,3 +59,16 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
     return ordered[index]
+
+
+def corpus_queries(con: duckdb.DuckDBPyConnection, count: int, rng: Any) -> list[tuple[str, str | None]]:
+    """``count`` queries of 1-3 words drawn from the stored events' own vocabulary (so they hit), every
+    second one scoped to the project of its first word's event: (query, project or None)."""
+    sample = con.execute("SELECT text, project FROM events USING SAMPLE 2000 ROWS (reservoir, 7)").fetchall()
+    words = [(w, project) for text, project in sample for w in re.findall(r"[A-Za-z][A-Za-z_]{3,}", text)]
+    queries: list[tuple[str, str | None]] = []
+    for i in range(count):
+        picks = rng.sample(words, rng.randint(1, 3))
+        scoped = i % 2 == 1
+        queries.append((" ".join(w for w, _ in picks), picks[0][1] if scoped else None))
+    return queries

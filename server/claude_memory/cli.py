@@ -1,8 +1,8 @@
 """The ``claude-memory`` command line: a thin face over :class:`claude_memory.service.memory.Memory`.
 
 Exit codes: 0 success (a search with no hits included), 1 failure (said in one sentence on stderr),
-2 usage error, 3 the store is in use by another process, 4 nothing to act on (show or forget found no
-such memory, import --project found no transcripts), 130 interrupted.
+2 usage error, 3 the store is in use by another process, 4 nothing to act on (show, timeline or forget
+found no such memory, import --project found no transcripts), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeR
 from claude_memory import __version__
 from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.config import default_data_dir
+from claude_memory.core.disclosure import DEFAULT_BUDGET, DEFAULT_CONTEXT, DEFAULT_WINDOW, DETAILS, INDEX, TIMELINE
 from claude_memory.core.events import EVENT_TYPES
 from claude_memory.service.memory import ForgetSelector, Memory
 from claude_memory.service.projects import normalise_project_arg
@@ -318,18 +319,39 @@ def search(
             help='JSON lines of {"query", "project", "limit"} (- for stdin); prints one JSON result line each.',
         ),
     ] = None,
+    smart: Annotated[
+        bool,
+        typer.Option(
+            "--smart",
+            help="Expand the best hits within a token budget: high-confidence hits in full, suggested ones with "
+            "the events around them, the rest as one-line summaries.",
+        ),
+    ] = False,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            "--budget",
+            min=0,
+            help=f"Tokens --smart may use (implies --smart; {DEFAULT_BUDGET} when only --smart is given).",
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Search everything remembered: keyword (BM25), semantic or hybrid (the default)."""
     if mode not in MODES:
         raise typer.BadParameter(f"'{mode}' is not one of {', '.join(MODES)}", param_hint="--mode")
     filters = _filters(project, session, types, since, until)
+    smart_budget = budget if budget is not None else DEFAULT_BUDGET if smart else None
     if batch is not None:
         with _memory(ctx) as memory:
-            _search_batch(memory, batch, filters, limit, mode)
+            _search_batch(memory, batch, filters, limit, mode, smart_budget)
         return
     if query is None:
         raise typer.BadParameter("give a query, or --batch FILE", param_hint="QUERY")
+    if smart_budget is not None:
+        _smart_search(ctx, query, filters, limit, mode, smart_budget, as_json=as_json)
+        return
     with _memory(ctx) as memory:
         hits, meta = memory.search(query, filters, limit, mode)
     if as_json:
@@ -347,8 +369,32 @@ def search(
         typer.echo(f"   {e.source_path}:{e.line_start}-{e.line_end}")
 
 
-def _search_batch(memory: Memory, source: Path, defaults: KeywordFilters, limit: int, mode: str) -> None:
-    """One JSON line out per JSON line in; a bad input line gets {"error": ...} and the rest go on."""
+def _smart_search(
+    ctx: typer.Context, query: str, filters: KeywordFilters, limit: int, mode: str, budget: int, *, as_json: bool
+) -> None:
+    with _memory(ctx) as memory:
+        found = memory.smart_search(query, filters, limit, mode, budget=budget)
+    if as_json:
+        _print_json(found.to_json())
+        return
+    packing = found.packing
+    if not packing.layers and not packing.omitted:
+        typer.echo("No memories match." if not found.meta.get("note") else found.meta["note"])
+        return
+    typer.echo(found.text(), nl=False)
+    layers = [layer for _, layer in packing.layers]
+    line = (
+        f"~{packing.tokens} of {budget} tokens: {layers.count(DETAILS)} in full, {layers.count(TIMELINE)} with "
+        f"the events around them, {layers.count(INDEX)} as one line"
+    )
+    typer.echo(line + (f"; {packing.omitted} more did not fit." if packing.omitted else "."))
+
+
+def _search_batch(
+    memory: Memory, source: Path, defaults: KeywordFilters, limit: int, mode: str, budget: int | None = None
+) -> None:
+    """One JSON line out per JSON line in; a bad input line gets {"error": ...} and the rest go on. With a
+    budget each line is a smart search."""
     stream = sys.stdin if str(source) == "-" else _open_text(source)
     with stream:
         for line_no, line in enumerate(stream, start=1):
@@ -362,6 +408,13 @@ def _search_batch(memory: Memory, source: Path, defaults: KeywordFilters, limit:
             filters = defaults
             if request.project is not None:
                 filters = replace(filters, project=normalise_project_arg(request.project))
+            if budget is not None:
+                data = memory.smart_search(
+                    request.query, filters, request.limit or limit, mode, budget=budget
+                ).to_json()
+                data["meta"]["line"] = line_no
+                typer.echo(json.dumps(data, ensure_ascii=False))
+                continue
             hits, meta = memory.search(request.query, filters, request.limit or limit, mode)
             meta["line"] = line_no
             typer.echo(json.dumps({"results": [h.to_json() for h in hits], "meta": meta}, ensure_ascii=False))
@@ -384,7 +437,9 @@ def _first_error(exc: ValidationError) -> str:
 def show(
     ctx: typer.Context,
     ref: Annotated[str, typer.Argument(help="A citation (mem:AbC123) or event id.")],
-    context: Annotated[int, typer.Option("--context", min=0, max=50, help="Neighbouring events each side.")] = 2,
+    context: Annotated[
+        int, typer.Option("--context", min=0, max=50, help="Neighbouring events each side.")
+    ] = DEFAULT_CONTEXT,
     as_json: JsonOpt = False,
 ) -> None:
     """One memory in full, with its source (transcript path, lines, bytes) and its session neighbours."""
@@ -407,6 +462,31 @@ def show(
     for n in data["neighbours"]:
         mark = "▶" if n["is_target"] else " "
         typer.echo(f"{mark} {n['citation'] or n['id']} {n['type']:<16} {_one_line(n['preview'], 90)}")
+
+
+@app.command()
+def timeline(
+    ctx: typer.Context,
+    refs: Annotated[list[str], typer.Argument(help="Citations (mem:AbC123) or event ids.", show_default=False)],
+    before: Annotated[
+        int, typer.Option("--before", min=0, max=50, help="Events to show before each one.")
+    ] = DEFAULT_WINDOW,
+    after: Annotated[
+        int, typer.Option("--after", min=0, max=50, help="Events to show after each one.")
+    ] = DEFAULT_WINDOW,
+    as_json: JsonOpt = False,
+) -> None:
+    """The events around some memories, in session order (overlapping stretches shown once)."""
+    with _memory(ctx) as memory:
+        found = memory.timeline(refs, before=before, after=after)
+    if not found.windows:
+        _fail(f"No memory {', '.join(found.missing)} (forgotten, or never stored).", EXIT_NOTHING)
+    for ref in found.missing:
+        typer.echo(f"Warning: no memory {ref}; showing the others.", err=True)
+    if as_json:
+        _print_json(found.to_json())
+    else:
+        typer.echo(found.text(), nl=False)
 
 
 @app.command()

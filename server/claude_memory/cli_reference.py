@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from claude_memory.cli import app
 
-COMMANDS = ("import", "search", "show", "history", "sessions", "stats", "status", "reindex", "forget")
+COMMANDS = ("import", "search", "show", "timeline", "history", "sessions", "stats", "status", "reindex", "forget")
 _ENV = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb", "CLAUDE_MEMORY_HOME": "~/.local/share/claude-memory"}
 
 

@@ -1,4 +1,5 @@
-"""Forget removes content from the events table, the keyword index and the bytes of the file."""
+"""Forget removes content from the events table, the keyword index, the vectors (rows and hnswlib index)
+and the bytes of the files."""
 
 from __future__ import annotations
 
@@ -6,8 +7,14 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
-from claude_memory.service.memory import ForgetSelector, Memory
+import hnswlib
+import numpy as np
+import pytest
+
+from claude_memory.service import memory as memory_module
+from claude_memory.service.memory import REBUILD_INDEX_AFTER_FORGET, ForgetSelector, Memory
 from claude_memory.store.keyword import KeywordFilters
+from claude_memory.store.vector_index import INDEX_FILE, META_FILE
 
 
 def _line(obj: dict[str, object]) -> str:
@@ -50,7 +57,7 @@ def test_forget_event_removes_it_everywhere_and_reimport_does_not_restore_it(tmp
         memory.import_history(home, settle_seconds=0)
         memory.con.execute("CHECKPOINT")
         assert b"zebraquokka" in raw_bytes(data)  # the scan can see stored text
-        (hit,), _ = memory.search("zebraquokka", KeywordFilters(), 5)
+        (hit, *_follow_ups), _ = memory.search("zebraquokka", KeywordFilters(), 5)
         assert memory.count_matching(ForgetSelector(event_ids=(hit.event.id,))) == 1
         assert memory.forget(ForgetSelector(event_ids=(hit.event.id,))) == 1
         hits, _ = memory.search("zebraquokka", KeywordFilters(), 5)
@@ -92,7 +99,7 @@ def test_a_crash_between_forget_and_the_file_rewrite_is_finished_at_the_next_ope
     with Memory(data) as memory:
         memory.con.execute("SET force_compression = 'uncompressed'")
         memory.import_history(home, settle_seconds=0)
-        (hit,), _ = memory.search("zebraquokka", KeywordFilters(), 5)
+        (hit, *_follow_ups), _ = memory.search("zebraquokka", KeywordFilters(), 5)
         sql, params = ForgetSelector(event_ids=(hit.event.id,)).sql()
         assert memory.writer.forget(sql, params)[0] == 1  # committed; then the process "dies" before rewriting
         memory.con.execute("CHECKPOINT")
@@ -103,3 +110,102 @@ def test_a_crash_between_forget_and_the_file_rewrite_is_finished_at_the_next_ope
         assert pending == (0,)
     assert b"zebraquokka" not in raw_bytes(data)
     assert b"canarykeeper" in raw_bytes(data)
+
+
+# ---------------------------------------------------------------------- vectors (the real model)
+
+
+def _saved_index(data: Path) -> hnswlib.Index:
+    """The hnswlib file as saved, read without the product's code."""
+    meta = json.loads((data / META_FILE).read_text())
+    index = hnswlib.Index(space="cosine", dim=int(meta["dim"]))
+    index.load_index(str(data / INDEX_FILE))
+    return index
+
+
+def _live(index: hnswlib.Index, label: int) -> bool:
+    try:
+        index.get_items([label])
+    except RuntimeError:  # hnswlib: "Label not found" for a label absent or marked deleted
+        return False
+    return True
+
+
+def _embedded_home(tmp_path: Path) -> tuple[Path, Path, int, dict[str, list[int]], dict[int, bytes]]:
+    """The three-prompt store, embedded: (home, data, zebraquokka event id, labels by fate, vector bytes)."""
+    home, data = tmp_path / "claude", tmp_path / "data"
+    write_home(home)
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+        assert memory.embed_pending() == 3
+        (hit, *_follow_ups), _ = memory.search("zebraquokka", KeywordFilters(), 5, mode="keyword")
+        top, _ = memory.search("a migration plan for the payments table", KeywordFilters(), 1, mode="semantic")
+        assert top[0].event.id == hit.event.id  # semantic search finds it before the forget
+        rows = memory.con.execute("SELECT label, event_id FROM chunks ORDER BY label").fetchall()
+    labels = {"doomed": [int(r[0]) for r in rows if r[1] == hit.event.id],
+              "kept": [int(r[0]) for r in rows if r[1] != hit.event.id]}  # fmt: skip
+    assert labels["doomed"] and labels["kept"]
+    index = _saved_index(data)
+    vectors = {
+        label: np.asarray(index.get_items([label]), dtype=np.float32).tobytes() for r in rows for label in [r[0]]
+    }
+    return home, data, hit.event.id, labels, vectors
+
+
+def _assert_vectors_gone(data: Path, event_id: int, labels: dict[str, list[int]], vectors: dict[int, bytes]) -> None:
+    with Memory(data) as memory:
+        assert memory.con.execute("SELECT count(*) FROM chunks WHERE event_id = ?", [event_id]).fetchone() == (0,)
+        orphans = memory.con.execute(
+            "SELECT count(*) FROM vectors WHERE content_hash NOT IN (SELECT content_hash FROM chunks)"
+        ).fetchone()
+        assert orphans == (0,)
+        vector_rows = memory.con.execute("SELECT count(*) FROM vectors").fetchone()
+        assert vector_rows == (len(labels["kept"]),)  # the three prompts share no chunk text
+        index = memory.vector_index()
+        assert index.live_count == len(labels["kept"])
+        for query in ("a migration plan for the payments table", "zebraquokka migration plan"):
+            hits, meta = memory.search(query, KeywordFilters(), 5, mode="semantic")
+            assert meta["mode"] == "semantic" and hits
+            assert event_id not in [h.event.id for h in hits]
+            hits, _ = memory.search(query, KeywordFilters(), 5, mode="hybrid")
+            assert event_id not in [h.event.id for h in hits]
+    saved = _saved_index(data)
+    assert not any(_live(saved, label) for label in labels["doomed"])
+    assert all(_live(saved, label) for label in labels["kept"])
+    found = saved.knn_query(np.frombuffer(vectors[labels["doomed"][0]], dtype=np.float32), k=len(labels["kept"]))
+    assert set(found[0][0].tolist()) == set(labels["kept"])
+
+
+@pytest.mark.parametrize("rebuild_below", [REBUILD_INDEX_AFTER_FORGET, 0], ids=["rebuilt", "marked-deleted"])
+def test_forget_removes_the_vectors_and_the_index_entries(
+    tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, rebuild_below: int
+) -> None:
+    monkeypatch.setattr(memory_module, "REBUILD_INDEX_AFTER_FORGET", rebuild_below)
+    _, data, event_id, labels, vectors = _embedded_home(tmp_path)
+    with Memory(data) as memory:
+        assert memory.vector_index().live_count == 3  # loaded before, as in a long-running service
+        assert memory.forget(ForgetSelector(event_ids=(event_id,))) == 1
+        assert memory.vector_index().rebuilt == bool(rebuild_below)
+    _assert_vectors_gone(data, event_id, labels, vectors)
+    index_bytes = (data / INDEX_FILE).read_bytes()
+    assert vectors[labels["kept"][0]] in index_bytes  # control: the scan sees vectors in the file
+    if rebuild_below:
+        assert vectors[labels["doomed"][0]] not in index_bytes
+    else:  # only marked deleted (an index too big to rebuild at once): `reindex` drops the bytes
+        assert vectors[labels["doomed"][0]] in index_bytes
+        with Memory(data) as memory:
+            assert memory.reindex() == len(labels["kept"])
+        assert vectors[labels["doomed"][0]] not in (data / INDEX_FILE).read_bytes()
+        _assert_vectors_gone(data, event_id, labels, vectors)
+
+
+def test_a_crash_between_forget_and_the_index_update_is_repaired_at_the_next_open(
+    tmp_path: Path, model_dir: Path
+) -> None:
+    _, data, event_id, labels, vectors = _embedded_home(tmp_path)
+    with Memory(data) as memory:
+        sql, params = ForgetSelector(event_ids=(event_id,)).sql()
+        assert memory.writer.forget(sql, params)[0] == 1  # committed; the process "dies" before the index update
+    assert _live(_saved_index(data), labels["doomed"][0])  # the stale index still holds the forgotten vector
+    _assert_vectors_gone(data, event_id, labels, vectors)
+    assert vectors[labels["doomed"][0]] not in (data / INDEX_FILE).read_bytes()

@@ -6,17 +6,30 @@ process can even read) and routes all writes through one :class:`EventWriter`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from claude_memory.config import load_settings
 from claude_memory.core import citations
+from claude_memory.core.disclosure import (
+    DEFAULT_BUDGET,
+    DEFAULT_CONTEXT,
+    DEFAULT_WINDOW,
+    Details,
+    IndexEntry,
+    SearchIndex,
+    SmartSearch,
+    Timeline,
+    pack,
+)
 from claude_memory.core.privacy import PrivacyFilter
 from claude_memory.core.tokens import QueryTokenizer
+from claude_memory.service import disclosure
+from claude_memory.service.disclosure import LayerCache
 from claude_memory.service.discovery import Discovery, discover
 from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
@@ -75,6 +88,7 @@ class ImportPlan:
         return report
 
 
+T = TypeVar("T")
 REBUILD_INDEX_AFTER_FORGET = 50_000  # vectors; ~15 s to rebuild on 2 cores. Larger: reindex by hand.
 
 
@@ -92,6 +106,7 @@ class Memory:
         self.tokenizer = QueryTokenizer()
         self.embedder = Embedder(self.settings.embedding_model_path)
         self._index: VectorIndex | None = None
+        self.layer_cache = LayerCache()  # progressive-disclosure results, valid for one store generation
 
     def close(self) -> None:
         self.con.close()
@@ -195,19 +210,102 @@ class Memory:
             found = queries.events_by_ids(self.con, [int(ref)]).get(int(ref))
         return found
 
-    def show(self, ref: str, *, context: int = 2, via: str = "cli") -> dict[str, Any] | None:
-        """Full details of one event, its session neighbours, and how often its citation was used.
-        Counts this resolution as a use of the citation."""
-        event = self.resolve(ref)
-        if event is None:
-            return None
-        around = queries.neighbours(self.con, event, context, context)
-        if event.citation:
-            queries.record_citation_use(self.con, event.citation, via)
-        data = event.to_json()
-        data["citation_uses"] = queries.citation_uses(self.con, event.citation) if event.citation else 0
-        data["neighbours"] = [_preview(n, n.id == event.id) for n in around]
-        return data
+    def show(self, ref: str, *, context: int = DEFAULT_CONTEXT, via: str = "cli") -> dict[str, Any] | None:
+        """Full details of one event (layer 3, as JSON), its session neighbours, and how often its citation
+        was used. Counts this resolution as a use of the citation."""
+        found = self.details(ref, context=context, via=via)
+        return found.to_json() if found is not None else None
+
+    # ------------------------------------------------------------------ progressive disclosure
+
+    def _cached(self, layer: str, key: Hashable, compute: Callable[[], T], generation: Hashable = None) -> T:
+        """``compute()``, or its result from the cache if the store has not changed since."""
+        current = generation if generation is not None else queries.generation(self.con)
+        return self.layer_cache.get(current, layer, key, compute)
+
+    def index(self, query: str, filters: KeywordFilters, limit: int = 10, mode: str = "hybrid") -> SearchIndex:
+        """Layer 1: one entry per hit (citation, one-line summary, score, confidence, type, time, session,
+        project) and the layer's token estimate. Cached until the store changes."""
+        return self._cached(
+            "index",
+            (query, filters, limit, mode),
+            lambda: disclosure.search_index(*self.search(query, filters, limit, mode)),
+        )
+
+    def timeline(self, refs: Sequence[str], *, before: int = DEFAULT_WINDOW, after: int = DEFAULT_WINDOW) -> Timeline:
+        """Layer 2: ``before`` and ``after`` session events around each referenced event (citations or
+        ids), in session order, targets marked, overlapping windows merged. References that resolve to
+        nothing are listed in ``missing``. Cached until the store changes."""
+        wanted = tuple(ref.strip() for ref in refs)
+
+        def compute() -> Timeline:
+            found: list[StoredEvent] = []
+            missing: list[str] = []
+            for ref in wanted:
+                event = self.resolve(ref)
+                if event is None:
+                    missing.append(ref)
+                else:
+                    found.append(event)
+            return disclosure.timeline(self.con, found, missing, before, after)
+
+        return self._cached("timeline", (wanted, before, after), compute)
+
+    def details(self, ref: str, *, context: int = DEFAULT_CONTEXT, via: str = "cli") -> Details | None:
+        """Layer 3: one event in full (text, files, tool facts, source pointer, token estimate) with
+        ``context`` neighbour previews each side; None if no such event. Counts a use of its citation
+        (``via`` names the face). The event part is cached until the store changes; the use count is not."""
+
+        def compute() -> Details | None:
+            event = self.resolve(ref)
+            return disclosure.details(self.con, event, context) if event is not None else None
+
+        found = self._cached("details", (ref.strip(), context), compute)
+        return self._count_use(found, via) if found is not None else None
+
+    def smart_search(
+        self,
+        query: str,
+        filters: KeywordFilters,
+        limit: int = 10,
+        mode: str = "hybrid",
+        *,
+        budget: int = DEFAULT_BUDGET,
+        via: str = "cli",
+    ) -> SmartSearch:
+        """Layer 1 for the query, expanded within ``budget`` tokens by the rules of
+        :func:`claude_memory.core.disclosure.pack`: high-confidence hits get details (layer 3, counted as a
+        use of their citations), then suggested ones (and high ones whose details did not fit) a timeline
+        window (layer 2, ±3 events); the rest stay index lines, and hits past the budget are left out."""
+        found = self.index(query, filters, limit, mode)
+        generation = queries.generation(self.con)  # once: nothing below writes events
+
+        def details_of(entry: IndexEntry) -> Details | None:
+            key = (entry.id, DEFAULT_CONTEXT)  # an int: never confused with a reference typed by a user
+            return self._cached("details", key, lambda: self._details_by_id(entry.id), generation)
+
+        def timeline_of(entry: IndexEntry) -> Timeline:
+            key = ((entry.id,), DEFAULT_WINDOW, DEFAULT_WINDOW)
+            return self._cached("timeline", key, lambda: self._timeline_by_id(entry.id), generation)
+
+        packing = pack(found.entries, budget, details_of, timeline_of)
+        used = tuple(self._count_use(d, via) for d in packing.details)
+        return SmartSearch(replace(packing, details=used), dict(found.meta))
+
+    def _details_by_id(self, event_id: int) -> Details | None:
+        event = queries.events_by_ids(self.con, [event_id]).get(event_id)
+        return disclosure.details(self.con, event, DEFAULT_CONTEXT) if event is not None else None
+
+    def _timeline_by_id(self, event_id: int) -> Timeline:
+        events = list(queries.events_by_ids(self.con, [event_id]).values())
+        return disclosure.timeline(self.con, events, (), DEFAULT_WINDOW, DEFAULT_WINDOW)
+
+    def _count_use(self, found: Details, via: str) -> Details:
+        citation = citations.parse(found.citation) if found.citation else None
+        if citation is None:
+            return found
+        queries.record_citation_use(self.con, citation, via)
+        return replace(found, citation_uses=queries.citation_uses(self.con, citation))
 
     # ------------------------------------------------------------------ forget
 
@@ -231,16 +329,5 @@ class Memory:
                 index.save()  # marked deleted at once; `claude-memory reindex` drops the bytes
             self.con = db.rewrite(self.con, self.data_dir)
             self.writer = EventWriter(self.con)
+            self.layer_cache.clear()  # the generation changed too; this also frees the memory at once
         return count
-
-
-def _preview(event: StoredEvent, is_target: bool) -> dict[str, Any]:
-    full = event.to_json()
-    return {
-        "id": event.id,
-        "citation": full["citation"],
-        "type": event.type,
-        "timestamp": full["timestamp"],
-        "preview": " ".join(event.text.split())[:200],
-        "is_target": is_target,
-    }

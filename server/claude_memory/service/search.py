@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+import numpy as np
+import numpy.typing as npt
 
+from claude_memory.core.ranking import Scope, Weights, confidence, fuse
+from claude_memory.core.timeexpr import find_window
 from claude_memory.core.tokens import QueryTokenizer
-from claude_memory.service.semantic import semantic_candidates
+from claude_memory.service.semantic import embed_query, event_similarities, semantic_candidates
 from claude_memory.store import keyword
+from claude_memory.store import ranking as ranking_store
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.queries import StoredEvent, events_by_ids
@@ -27,10 +32,11 @@ class SearchHit:
     score: float
     snippet: str
     components: dict[str, float] | None = None  # the score breakdown (keyword BM25, semantic cosine)
+    confidence: str = "none"  # high | suggested | none (claude_memory.core.ranking.confidence)
 
     def to_json(self) -> dict[str, Any]:
         data = self.event.to_json(text=self.snippet)
-        head = {"id": data.pop("id"), "score": round(self.score, 6)}
+        head: dict[str, Any] = {"id": data.pop("id"), "score": round(self.score, 6), "confidence": self.confidence}
         if self.components is not None:
             head["score_breakdown"] = {k: round(v, 6) for k, v in self.components.items()}
         return {**head, **data}
@@ -56,8 +62,7 @@ def snippet(text: str, stems: list[str], width: int = SNIPPET_CHARS) -> str:
 
 
 MODES = ("keyword", "semantic", "hybrid")
-DENSE_WEIGHT = 0.3  # LoCoMo dev: a min-max blend with a small dense weight beats rank fusion (bench/README.md)
-CANDIDATES = 50
+CANDIDATES = 200  # per component; fusion, session prior and follow-ups need more than the page shown
 
 
 @dataclass(slots=True)
@@ -68,14 +73,7 @@ class Retrieval:
     embedder: Embedder | None = None
     index: VectorIndex | None = None
     unavailable: str | None = None  # why semantic search is off, in one sentence
-
-
-def _minmax(scores: dict[int, float]) -> dict[int, float]:
-    if not scores:
-        return {}
-    low, high = min(scores.values()), max(scores.values())
-    span = high - low
-    return {k: (v - low) / span if span > 0 else 1.0 for k, v in scores.items()}
+    weights: Weights = field(default_factory=Weights)
 
 
 def search(
@@ -85,41 +83,47 @@ def search(
     filters: KeywordFilters,
     limit: int,
     mode: str = "hybrid",
+    scope: Scope | None = None,
 ) -> tuple[list[SearchHit], dict[str, Any]]:
-    """Keyword, semantic or hybrid search. If the semantic part cannot run, keyword results still come
-    back and ``meta.degraded`` says why."""
+    """Keyword, semantic or hybrid search, fused by :func:`claude_memory.core.ranking.fuse`. If the
+    semantic part cannot run, keyword results still come back and ``meta.degraded`` says why."""
     started = time.perf_counter()
     stems = retrieval.tokenizer.terms(query)
     degraded: str | None = None
     semantic_ok = retrieval.embedder is not None and retrieval.index is not None and retrieval.unavailable is None
     if mode != "keyword" and not semantic_ok:
         degraded = retrieval.unavailable or "Semantic search is not available."
-    want = max(limit, CANDIDATES) if mode == "hybrid" else limit
-    kw = dict(keyword.search(con, stems, filters, want)) if mode != "semantic" or not semantic_ok else {}
+    want = max(limit, CANDIDATES)
+    kw_hits = keyword.search(con, stems, filters, want) if mode != "semantic" or not semantic_ok else []
     sem: dict[int, float] = {}
+    vector: npt.NDArray[np.float32] | None = None
     if mode != "keyword" and semantic_ok:
         assert retrieval.embedder is not None and retrieval.index is not None
         try:
-            sem = dict(semantic_candidates(con, retrieval.embedder, retrieval.index, query, filters, want))
+            vector = embed_query(retrieval.embedder, query)
+            sem = dict(semantic_candidates(con, retrieval.index, vector, filters, want))
         except Exception as exc:  # the model or index failed now: keyword results still answer
             degraded = f"Semantic search failed ({type(exc).__name__}); keyword results only."
-            if not kw:
-                kw = dict(keyword.search(con, stems, filters, want))
-    if sem and kw and mode == "hybrid":
-        kw_n, sem_n = _minmax(kw), _minmax(sem)
-        scores = {
-            i: (1 - DENSE_WEIGHT) * kw_n.get(i, 0.0) + DENSE_WEIGHT * sem_n.get(i, 0.0) for i in set(kw) | set(sem)
-        }
-    else:
-        scores = sem or kw
-    ranked = sorted(scores.items(), key=lambda x: (-x[1], x[0]))[:limit]
-    events = events_by_ids(con, [event_id for event_id, _ in ranked])
+            if not kw_hits:
+                kw_hits = keyword.search(con, stems, filters, want)
+    kw = {i: score for i, score, _ in kw_hits}
+    window = find_window(query)
+    facts = ranking_store.candidates(con, list(set(kw) | set(sem)), filters)
+    if vector is not None and retrieval.index is not None and mode == "hybrid":
+        # keyword hits outside the semantic top, and neighbours, are scored by their own cosine, not 0
+        missing = [i for i in facts if i not in sem]
+        sem.update(event_similarities(con, retrieval.index, vector, missing))
+    fused = fuse(
+        kw, sem, facts, coverage={i: c for i, _, c in kw_hits}, window=window, scope=scope, weights=retrieval.weights
+    )
+    ranked, by_id = fused[:limit], {r.event_id: r for r in fused}
+    events = events_by_ids(con, [r.event_id for r in ranked])
     hits = [
         SearchHit(
-            events[i], score, snippet(events[i].text, stems), {"keyword": kw.get(i, 0.0), "semantic": sem.get(i, 0.0)}
+            events[r.event_id], r.score, snippet(events[r.event_id].text, stems), r.breakdown, confidence(r, by_id)
         )
-        for i, score in ranked
-        if i in events
+        for r in ranked
+        if r.event_id in events
     ]
     meta = {
         "query": query,
@@ -127,6 +131,8 @@ def search(
         "requested_mode": mode,
         "terms": stems,
         "count": len(hits),
+        "confidence": hits[0].confidence if hits else "none",
+        "gap": round(hits[0].score - hits[1].score, 6) if len(hits) > 1 else None,
         "limit": limit,
         "filters": {
             "project": filters.project,
@@ -137,6 +143,8 @@ def search(
         },
         "took_ms": round((time.perf_counter() - started) * 1000, 2),
     }
+    if window is not None:
+        meta["time_window"] = {"text": window.text, "start": window.start.isoformat(), "end": window.end.isoformat()}
     if degraded:
         meta["degraded"] = degraded
     if not stems and not sem:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import duckdb
+import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 
-from claude_memory.store.arrow import arrow_view
+from claude_memory.store.arrow import arrow_view, id_table
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.keyword import KeywordFilters, filter_sql
 from claude_memory.store.vector_index import VectorIndex
@@ -14,16 +16,19 @@ OVERSAMPLE = 8  # chunks asked of the index per result wanted (events have sever
 MAX_CHUNKS = 4000
 
 
+def embed_query(embedder: Embedder, query: str) -> npt.NDArray[np.float32]:
+    vector: npt.NDArray[np.float32] = embedder.embed([query])[0]
+    return vector
+
+
 def semantic_candidates(
     con: duckdb.DuckDBPyConnection,
-    embedder: Embedder,
     index: VectorIndex,
-    query: str,
+    vector: npt.NDArray[np.float32],
     filters: KeywordFilters,
     limit: int,
 ) -> list[tuple[int, float]]:
     """Top ``limit`` (event id, cosine similarity of its best chunk), best first, within ``filters``."""
-    vector = embedder.embed([query])[0]
     where, params = filter_sql(filters)
     k = min(MAX_CHUNKS, limit * OVERSAMPLE * (4 if where else 1))
     hits = index.search(vector, k)
@@ -44,3 +49,21 @@ def semantic_candidates(
             [*params, limit],
         ).fetchall()
     return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def event_similarities(
+    con: duckdb.DuckDBPyConnection, index: VectorIndex, vector: npt.NDArray[np.float32], event_ids: list[int]
+) -> dict[int, float]:
+    """Exact cosine similarity of the best chunk of each event in ``event_ids`` (those with vectors)."""
+    if not event_ids:
+        return {}
+    with arrow_view(con, "similarity_ids", id_table(event_ids)):
+        rows = con.execute(
+            "SELECT c.event_id, c.label FROM chunks c JOIN similarity_ids s ON s.id = c.event_id"
+        ).fetchall()
+    scores = index.similarities(vector, [int(r[1]) for r in rows])
+    best: dict[int, float] = {}
+    for event_id, label in rows:
+        if label in scores:
+            best[int(event_id)] = max(best.get(int(event_id), -1.0), scores[label])
+    return best

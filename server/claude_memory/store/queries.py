@@ -173,20 +173,33 @@ def event_by_citation(con: duckdb.DuckDBPyConnection, citation: str) -> StoredEv
     return _row_to_event(row) if row else None
 
 
-def neighbours(con: duckdb.DuckDBPyConnection, event: StoredEvent, before: int, after: int) -> list[StoredEvent]:
-    """Events of the same session around ``event`` (by time, then insertion order), itself included."""
+def session_window(
+    con: duckdb.DuckDBPyConnection, event: StoredEvent, before: int, after: int
+) -> list[tuple[int, StoredEvent]]:
+    """Events of the same session around ``event`` (by time, then insertion order), itself included, each
+    with its 1-based position in the session."""
     rows = con.execute(
         f"""
         WITH ordered AS (
             SELECT {_EVENT_COLUMNS}, row_number() OVER (ORDER BY ts NULLS LAST, seq) AS rn
             FROM events WHERE session_id = ?
         ), me AS (SELECT rn FROM ordered WHERE id = ?)
-        SELECT {_EVENT_COLUMNS} FROM ordered, me
+        SELECT {_EVENT_COLUMNS}, ordered.rn FROM ordered, me
         WHERE ordered.rn BETWEEN me.rn - ? AND me.rn + ? ORDER BY ordered.rn
         """,
         [event.session_id, event.id, before, after],
     ).fetchall()
-    return [_row_to_event(r) for r in rows]
+    return [(int(r[-1]), _row_to_event(r[:-1])) for r in rows]
+
+
+def generation(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
+    """Changes whenever what a query can return changes: new events (the highest ``seq``), forgotten ones
+    (tombstones only grow) and new vectors (labels only grow). Cheap enough to ask before every lookup."""
+    row = con.execute(
+        "SELECT (SELECT coalesce(max(seq), 0) FROM events), (SELECT count(*) FROM tombstones), "
+        "(SELECT next_label FROM label_counter)"
+    ).fetchone()
+    return (int(row[0]), int(row[1]), int(row[2] or 0)) if row else (0, 0, 0)
 
 
 def record_citation_use(con: duckdb.DuckDBPyConnection, citation: str, via: str) -> None:

@@ -2,7 +2,8 @@
 
 Labels are the chunk labels, assigned in increasing order by the embedding worker and added to the
 index only after their rows are committed. So on load, any label above the index's highest is simply
-added from DuckDB, and an index that is missing, unreadable or inconsistent is rebuilt from it.
+added from DuckDB, and an index that is missing, unreadable or inconsistent (its live count differs
+from DuckDB's chunk count: e.g. a crash after forget's commit left forgotten labels in it) is rebuilt.
 hnswlib pitfalls handled here (TOOLING.md §4): ``ef`` is not persisted (set after every load), ``k``
 larger than the live count raises (clamped), the capacity is fixed (grown before adding).
 """
@@ -59,7 +60,13 @@ class VectorIndex:
         if self.max_label > issued:
             self.rebuild(con)  # the index knows labels never issued here: it belongs to another store
             return
-        if issued > self.max_label and self._add_from_db(con, f"label > {self.max_label}"):
+        repaired = issued > self.max_label and self._add_from_db(con, f"label > {self.max_label}") > 0
+        row = con.execute("SELECT count(*) FROM chunks").fetchone()
+        if self.live_count != (int(row[0]) if row else 0):
+            # Labels DuckDB no longer has (a crash between forget's commit and the index update) or lacks
+            # below the highest: only a rebuild gets rid of a forgotten vector, or finds a missing one.
+            self.rebuild(con)
+        elif repaired:
             self.save()  # committed chunks a crash kept out of the index
 
     def rebuild(self, con: duckdb.DuckDBPyConnection) -> int:
@@ -123,6 +130,29 @@ class VectorIndex:
             return []
         labels, distances = self._index.knn_query(vector.reshape(1, -1), k=k)
         return [(int(label), 1.0 - float(dist)) for label, dist in zip(labels[0], distances[0], strict=True)]
+
+    def similarities(self, vector: npt.NDArray[np.float32], labels: list[int]) -> dict[int, float]:
+        """Exact cosine similarity of ``vector`` to each of ``labels`` that the index holds."""
+        if self._index is None or not labels:
+            return {}
+        held = [label for label in labels if label <= self.max_label]
+        try:
+            items = self._index.get_items(held, return_type="numpy")
+        except RuntimeError:  # a label the index lacks or marked deleted: keep the others
+            kept: list[int] = []
+            rows = []
+            for label in held:
+                try:
+                    rows.append(self._index.get_items([label], return_type="numpy")[0])
+                except RuntimeError:
+                    continue
+                kept.append(label)
+            held, items = kept, np.asarray(rows)
+        if not held:
+            return {}
+        unit = vector / (np.linalg.norm(vector) or 1.0)
+        scores = np.asarray(items, dtype=np.float32) @ unit
+        return {label: float(score) for label, score in zip(held, scores, strict=True)}
 
     # ------------------------------------------------------------------ internals
 

@@ -1,0 +1,306 @@
+"""Progressive disclosure on a real store built from the real fixture tree: the three layers, smart search
+within a budget, and the layer cache's invalidation by imports and forgets."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claude_memory.core.disclosure import (
+    DETAILS,
+    HIGH,
+    INDEX,
+    NONE,
+    SUGGESTED,
+    TIMELINE,
+    SmartSearch,
+    estimate_tokens,
+)
+from claude_memory.service.memory import ForgetSelector, Memory
+from claude_memory.service.search import SearchHit
+from claude_memory.store.keyword import KeywordFilters
+
+WORK = "/home/dev/work"
+BIG = "4d5611e5-241a-462a-8d15-5122611a9569"  # 279 events
+SMALL = "b2406191-f985-4b05-985f-60256cee48d1"  # prompt, answer, Bash call, answer
+MISSING = "mem:zzzzzz"
+
+
+@pytest.fixture(scope="module")
+def store(fixtures_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("disclosure") / "data"
+    with Memory(data) as memory:
+        memory.import_history(fixtures_home, settle_seconds=0)
+    return data
+
+
+@pytest.fixture()
+def memory(store: Path) -> Iterator[Memory]:
+    with Memory(store) as memory:
+        yield memory
+
+
+@pytest.fixture()
+def own_memory(store: Path, tmp_path: Path) -> Iterator[Memory]:
+    """A copy of the store for tests that import or forget."""
+    shutil.copytree(store, tmp_path / "data")
+    with Memory(tmp_path / "data") as memory:
+        yield memory
+
+
+def _session_order(memory: Memory, session: str) -> list[tuple[int, str]]:
+    """(id, citation) of a session's events in session order: by time, then insertion order."""
+    rows = memory.con.execute(
+        "SELECT id, citation FROM events WHERE session_id = ? ORDER BY ts NULLS LAST, seq", [session]
+    ).fetchall()
+    return [(int(i), f"mem:{c}") for i, c in rows]
+
+
+def _set_confidence(memory: Memory, monkeypatch: pytest.MonkeyPatch, by_rank: dict[int, str]) -> list[int]:
+    """Make search label hits by rank (another part of search computes real confidences); returns a list
+    that records each call's query."""
+    real = memory.search
+    calls: list[int] = []
+
+    def search(query: str, filters: KeywordFilters, limit: int, mode: str = "hybrid") -> tuple[list[SearchHit], Any]:
+        hits, meta = real(query, filters, limit, mode)
+        calls.append(len(hits))
+        for rank, hit in enumerate(hits, start=1):
+            hit.confidence = by_rank.get(rank, NONE)
+        return hits, meta
+
+    monkeypatch.setattr(memory, "search", search)
+    return calls
+
+
+def test_index_summarises_each_hit_in_search_order(memory: Memory) -> None:
+    filters = KeywordFilters(project=WORK)
+    index = memory.index("hello-from-mock", filters, 10, "keyword")
+    hits, _ = memory.search("hello-from-mock", filters, 10, "keyword")
+    assert len(index.entries) == len(hits) >= 5
+    for rank, (entry, hit) in enumerate(zip(index.entries, hits, strict=True), start=1):
+        assert (entry.rank, entry.id, entry.score, entry.confidence) == (rank, hit.event.id, hit.score, hit.confidence)
+        assert entry.citation == hit.to_json()["citation"] and entry.project == WORK
+        assert entry.session_id == hit.event.session_id and entry.type == hit.event.type
+    expected = {  # by how the stored text begins: the call line, or the first sentence
+        "Bash: echo hello-from-mock\n": "Bash: echo hello-from-mock",
+        "Hello from the mock model. You said:": "Hello from the mock model.",
+        "The command printed hello-from-mock. Done.": "The command printed hello-from-mock.",
+        "This session is being continued from a previous conversation that ran out of context. ": (
+            "This session is being continued from a previous conversation that ran out of context."
+        ),
+    }
+    for entry, hit in zip(index.entries, hits, strict=True):
+        (start,) = [k for k in expected if hit.event.text.startswith(k)]
+        assert entry.summary == expected[start]
+    lines = index.text().splitlines(keepends=True)
+    assert len(lines) == len(index.entries)
+    assert index.tokens == sum(-(-len(line) // 4) for line in lines) == index.to_json()["meta"]["tokens"]
+
+
+def test_timeline_follows_session_order_and_merges_windows(memory: Memory) -> None:
+    order = _session_order(memory, BIG)
+    target_id, target = order[100]
+    one = memory.timeline([target], before=2, after=3)
+    (window,) = one.windows
+    assert window.session_id == BIG and window.project is not None
+    assert [i.id for i in window.items] == [i for i, _ in order[98:104]]
+    assert [i.position for i in window.items] == list(range(99, 105))
+    assert [t.id for t in one.targets] == [target_id]
+    assert all(len(i.preview) <= 200 and "\n" not in i.preview for i in window.items)
+    assert one.tokens == estimate_tokens(one.text()) and one.missing == ()
+
+    overlapping = memory.timeline([target, order[103][1]], before=2, after=2)
+    (merged,) = overlapping.windows
+    assert [i.id for i in merged.items] == [i for i, _ in order[98:106]]  # 98-102 and 101-105, once each
+    assert [t.id for t in overlapping.targets] == [target_id, order[103][0]]
+
+    apart = memory.timeline([order[200][1], order[10][1]], before=1, after=1)
+    assert [[i.id for i in w.items] for w in apart.windows] == [
+        [i for i, _ in order[9:12]],
+        [i for i, _ in order[199:202]],
+    ]
+
+    by_id = memory.timeline([str(target_id), MISSING])
+    assert [t.id for t in by_id.targets] == [target_id] and by_id.missing == (MISSING,)
+    assert len(by_id.windows[0].items) == 7  # the default: 3 each side
+
+
+def test_timeline_stops_at_the_ends_of_a_session(memory: Memory) -> None:
+    order = _session_order(memory, SMALL)
+    assert len(order) == 4
+    start = memory.timeline([order[0][1]], before=3, after=1)
+    assert [i.id for i in start.windows[0].items] == [i for i, _ in order[:2]]
+    end = memory.timeline([order[3][1]], before=1, after=3)
+    assert [i.id for i in end.windows[0].items] == [i for i, _ in order[2:]]
+    nothing = memory.timeline([MISSING])
+    assert nothing.windows == () and nothing.missing == (MISSING,) and nothing.tokens == 0
+
+
+def test_details_carry_source_tools_and_count_citation_uses(memory: Memory) -> None:
+    row = memory.con.execute(
+        "SELECT citation, text FROM events WHERE tool_name = 'Edit' "
+        "AND json_extract_string(metadata, '$.is_error') = 'true' AND json_exists(metadata, '$.input') "
+        "ORDER BY seq LIMIT 1"
+    ).fetchone()
+    assert row is not None
+    ref, text = f"mem:{row[0]}", row[1]
+    details = memory.details(ref, via="test")
+    assert details is not None and details.citation == ref and details.content == text
+    assert [t.to_json() for t in details.tools] == [{"name": "Edit", "input": {"replace_all": True}, "status": "error"}]
+    src = details.source
+    raw = Path(src["path"]).read_bytes()[src["byte_start"] : src["byte_end"]]
+    assert raw.count(b"\n") == src["line_end"] - src["line_start"] + 1
+    assert all(json.loads(line)["uuid"] for line in raw.splitlines())
+    assert src["uuid"].encode() in raw
+    assert details.files and details.files[0] in text
+    assert [n.is_target for n in details.neighbours].count(True) == 1 and len(details.neighbours) <= 5
+    assert details.tokens == estimate_tokens(details.text()) and text in details.text()
+
+    hits_before = memory.layer_cache.hits
+    again = memory.details(ref, via="test")
+    assert again is not None and memory.layer_cache.hits == hits_before + 1  # served from the cache ...
+    assert again.citation_uses == details.citation_uses + 1  # ... yet counted
+    shown = memory.show(ref)
+    assert shown is not None and shown["citation_uses"] == details.citation_uses + 2
+    legacy = {"id", "citation", "type", "timestamp", "session_id", "project", "agent_id", "tool_name", "files"}
+    assert legacy | {"text", "source", "metadata", "citation_uses", "neighbours"} <= set(shown)
+    assert shown["metadata"]["is_error"] is True and shown["text"] == text
+    assert memory.details(MISSING) is None and memory.show(MISSING) is None
+
+
+BUDGETS = (0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2000, 4181, 100_000)
+
+
+def _check_within_budget(result: SmartSearch, budget: int, ranked: list[int]) -> None:
+    packing = result.packing
+    assert packing.tokens <= budget
+    assert estimate_tokens(result.text()) <= packing.tokens
+    accounted = (
+        sum(e.tokens for e, _ in packing.layers)
+        + sum(d.tokens for d in packing.details)
+        + (packing.timeline.tokens if packing.timeline else 0)
+    )
+    assert packing.tokens == accounted == result.to_json()["meta"]["tokens"]
+    shown = [e.id for e, _ in packing.layers]
+    assert shown == ranked[: len(shown)] and packing.omitted == len(ranked) - len(shown)
+
+
+def test_smart_search_never_exceeds_the_budget(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    _set_confidence(memory, monkeypatch, {1: HIGH, 2: SUGGESTED, 3: SUGGESTED})
+    filters = KeywordFilters()
+    ranked = [e.id for e in memory.index("mix format", filters, 8, "keyword").entries]
+    assert len(ranked) == 8
+    for budget in BUDGETS:
+        _check_within_budget(memory.smart_search("mix format", filters, 8, "keyword", budget=budget), budget, ranked)
+    assert memory.smart_search("mix format", filters, 8, "keyword", budget=0).packing.layers == ()
+
+    full = memory.smart_search("mix format", filters, 8, "keyword", budget=100_000).packing
+    assert [layer for _, layer in full.layers] == [DETAILS, TIMELINE, TIMELINE] + [INDEX] * 5
+    (top,) = full.details
+    stored = memory.con.execute("SELECT text FROM events WHERE id = ?", [ranked[0]]).fetchone()
+    assert stored is not None and top.id == ranked[0] and top.content == stored[0]
+    assert full.timeline is not None and {t.id for t in full.timeline.targets} == set(ranked[1:3])
+
+
+def test_smart_search_with_no_confidence_keeps_index_lines(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    _set_confidence(memory, monkeypatch, {})
+    result = memory.smart_search("hello-from-mock", KeywordFilters(), 10, "keyword", budget=100_000)
+    assert result.packing.layers and {layer for _, layer in result.packing.layers} == {INDEX}
+    assert result.packing.details == () and result.packing.timeline is None
+    assert result.text() == memory.index("hello-from-mock", KeywordFilters(), 10, "keyword").text()
+
+
+def test_smart_search_counts_a_use_only_for_hits_shown_in_full(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    _set_confidence(memory, monkeypatch, {1: HIGH, 2: SUGGESTED})
+    entries = memory.index("mix format", KeywordFilters(), 3, "keyword").entries
+
+    def uses(citation: str | None) -> int:
+        assert citation is not None
+        row = memory.con.execute("SELECT count(*) FROM citation_uses WHERE citation = ?", [citation[4:]]).fetchone()
+        return int(row[0]) if row else 0
+
+    before = [uses(e.citation) for e in entries]
+    result = memory.smart_search("mix format", KeywordFilters(), 3, "keyword", budget=100_000, via="hook")
+    assert [layer for _, layer in result.packing.layers] == [DETAILS, TIMELINE, INDEX]
+    assert [uses(e.citation) for e in entries] == [before[0] + 1, before[1], before[2]]
+    assert result.packing.details[0].citation_uses == before[0] + 1
+
+
+def _transcript_line(uuid: str, text: str, minute: int) -> str:
+    return json.dumps(
+        {
+            "type": "user",
+            "uuid": uuid,
+            "sessionId": "quokka-session",
+            "cwd": "/x",
+            "timestamp": f"2026-06-01T00:{minute:02d}:00Z",
+            "message": {"role": "user", "content": text},
+        }
+    )
+
+
+def test_cached_layers_see_newly_imported_events(
+    own_memory: Memory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = own_memory
+    calls: list[str] = []
+    real = memory.search
+
+    def counting(query: str, filters: KeywordFilters, limit: int, mode: str = "hybrid") -> Any:
+        calls.append(query)
+        return real(query, filters, limit, mode)
+
+    monkeypatch.setattr(memory, "search", counting)
+    assert memory.index("quokka", KeywordFilters(), 5, "keyword").entries == ()
+    assert memory.index("quokka", KeywordFilters(), 5, "keyword").entries == ()
+    assert calls == ["quokka"]  # the repeat came from the cache
+
+    home = tmp_path / "claude"
+    transcript = home / "projects" / "-x" / "quokka-session.jsonl"
+    transcript.parent.mkdir(parents=True)
+    transcript.write_text(_transcript_line("q-1", "a brand new prompt about quokka migrations", 1) + "\n")
+    memory.import_history(home, settle_seconds=0)
+    (entry,) = memory.index("quokka", KeywordFilters(), 5, "keyword").entries
+    assert entry.summary == "a brand new prompt about quokka migrations" and len(calls) == 2
+    assert entry.citation is not None
+
+    first = memory.timeline([entry.citation])
+    before_details = memory.details(entry.citation)
+    assert [len(w.items) for w in first.windows] == [1]
+    assert before_details is not None and len(before_details.neighbours) == 1
+    with transcript.open("a") as out:
+        out.write(_transcript_line("q-2", "and a follow-up about wombat caching", 2) + "\n")
+    memory.import_history(home, settle_seconds=0)
+    later = memory.timeline([entry.citation])
+    assert [i.preview for i in later.windows[0].items] == [
+        "a brand new prompt about quokka migrations",
+        "and a follow-up about wombat caching",
+    ]
+    after_details = memory.details(entry.citation)
+    assert after_details is not None and len(after_details.neighbours) == 2
+
+
+def test_forget_invalidates_cached_layers(own_memory: Memory) -> None:
+    memory = own_memory
+    filters = KeywordFilters(project=WORK)
+    index = memory.index("hello-from-mock", filters, 50, "keyword")
+    assert len(index.entries) < 50  # every match, so one fewer shows after the forget
+    victim = index.entries[0]
+    assert victim.citation is not None
+    assert memory.details(victim.citation) is not None
+    assert memory.timeline([victim.citation]).targets[0].id == victim.id
+    memory.index("hello-from-mock", filters, 50, "keyword")
+    assert memory.layer_cache.hits >= 1  # primed
+
+    assert memory.forget(ForgetSelector(event_ids=(victim.id,))) == 1
+    after = memory.index("hello-from-mock", filters, 50, "keyword")
+    assert victim.id not in {e.id for e in after.entries} and len(after.entries) == len(index.entries) - 1
+    assert memory.details(victim.citation) is None
+    gone = memory.timeline([victim.citation])
+    assert gone.windows == () and gone.missing == (victim.citation,)

@@ -1,0 +1,158 @@
+"""Hybrid fusion, follow-ups, session prior, time windows and confidence classes, on hand-made candidates."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from claude_memory.core.ranking import (
+    HIGH_COVERAGE,
+    SUGGESTED_COVERAGE,
+    Candidate,
+    Ranked,
+    Scope,
+    Weights,
+    confidence,
+    fuse,
+)
+from claude_memory.core.timeexpr import find_window
+
+OLD = datetime(2023, 5, 1, tzinfo=UTC)
+NOW = datetime(2026, 11, 22, tzinfo=UTC)
+
+
+def session(name: str, ids: list[int], start: datetime = OLD, project: str = "/p") -> dict[int, Candidate]:
+    """Candidates for consecutive events of one session, a minute apart."""
+    out = {}
+    for n, i in enumerate(ids):
+        out[i] = Candidate(
+            session_id=name,
+            project=project,
+            ts=start + timedelta(minutes=n),
+            prev_id=ids[n - 1] if n > 0 else None,
+            next_id=ids[n + 1] if n + 1 < len(ids) else None,
+        )
+    return out
+
+
+def order(ranked: list[Ranked]) -> list[int]:
+    return [r.event_id for r in ranked]
+
+
+def test_keyword_only_ranks_by_bm25_and_keeps_the_raw_scores() -> None:
+    facts = {**session("a", [1, 2, 3]), **session("b", [10, 11, 12])}
+    ranked = fuse({1: 2.0, 11: 5.0}, {}, facts, now=NOW, weights=Weights(session=0, follow=0, next_keyword=0))
+    assert order(ranked)[:2] == [11, 1]
+    assert ranked[0].breakdown["keyword"] == 5.0
+    assert ranked[1].breakdown["semantic"] == 0.0
+
+
+def test_the_answer_after_a_hit_is_promoted_even_when_no_component_found_it() -> None:
+    facts = session("a", [1, 2, 3, 4])
+    ranked = fuse({1: 3.0, 4: 1.0}, {}, facts, now=NOW, weights=Weights(session=0, next_keyword=0))
+    by_id = {r.event_id: r for r in ranked}
+    assert 2 in by_id and by_id[2].follows == 1
+    assert by_id[2].score == pytest.approx(Weights().follow * by_id[1].score)
+    assert order(ranked).index(2) < order(ranked).index(4)
+
+
+def test_a_question_whose_answer_matches_gains_from_it() -> None:
+    facts = {**session("a", [1, 2]), **session("b", [5, 6])}
+    weights = Weights(session=0, follow=0)
+    ranked = fuse({2: 4.0, 5: 1.0}, {}, facts, now=NOW, weights=weights)
+    by_id = {r.event_id: r for r in ranked}
+    assert by_id[1].breakdown["keyword_next"] == 4.0
+    assert by_id[1].score > by_id[5].score  # 0.4 * 4.0 beats 1.0
+
+
+def test_session_prior_lifts_the_company_of_a_strong_hit() -> None:
+    facts = {**session("a", [1, 2, 3, 4, 5, 6]), **session("b", [20, 21])}
+    keyword = {1: 10.0, 5: 2.0, 21: 2.2}
+    ranked = fuse(keyword, {}, facts, now=NOW, weights=Weights(follow=0, next_keyword=0))
+    assert order(ranked).index(5) < order(ranked).index(21)
+    flat = fuse(keyword, {}, facts, now=NOW, weights=Weights(follow=0, next_keyword=0, session=0))
+    assert order(flat).index(21) < order(flat).index(5)
+
+
+def test_semantic_scores_blend_with_keyword_scores() -> None:
+    facts = session("a", [1, 2, 3])
+    ranked = fuse({1: 1.0}, {2: 0.9, 3: 0.1, 1: 0.1}, facts, now=NOW, weights=Weights(session=0, follow=0))
+    by_id = {r.event_id: r for r in ranked}
+    assert by_id[1].score == pytest.approx(0.5)  # keyword 1.0 at half weight, semantic at the floor
+    assert by_id[2].score == pytest.approx(0.5)
+    assert by_id[3].score == pytest.approx(0.0)
+
+
+def test_semantic_alone_takes_the_full_weight() -> None:
+    facts = session("a", [1, 2])
+    ranked = fuse({}, {1: 0.8, 2: 0.4}, facts, now=NOW, weights=Weights(session=0, follow=0))
+    assert ranked[0].event_id == 1 and ranked[0].score == pytest.approx(1.0)
+
+
+def test_ids_without_facts_are_left_out() -> None:
+    facts = session("a", [1])
+    assert order(fuse({1: 1.0, 99: 9.0}, {98: 0.9}, facts, now=NOW)) == [1]
+
+
+def test_a_named_day_boosts_events_of_that_day() -> None:
+    may7 = datetime(2023, 5, 7, 15, tzinfo=UTC)
+    facts = {**session("a", [1], start=may7), **session("b", [2], start=may7 + timedelta(days=30))}
+    window = find_window("What did we fix on 7 May 2023?")
+    ranked = fuse({1: 1.0, 2: 1.2}, {}, facts, window=window, now=NOW, weights=Weights(session=0, follow=0))
+    assert order(ranked) == [1, 2]
+    assert ranked[0].breakdown["date"] == 1.0 and ranked[1].breakdown["date"] == 0.0
+
+
+def test_recency_and_scope_break_ties() -> None:
+    facts = {
+        **session("old", [1], start=NOW - timedelta(days=300)),
+        **session("new", [2], start=NOW - timedelta(days=1)),
+    }
+    ranked = fuse({1: 1.0, 2: 1.0}, {}, facts, now=NOW, weights=Weights(session=0, follow=0))
+    assert order(ranked) == [2, 1]
+    scoped = fuse(
+        {1: 1.0, 2: 1.0}, {}, facts, scope=Scope(session_id="old"), now=NOW, weights=Weights(session=0, follow=0)
+    )
+    assert order(scoped) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("query", "start", "end"),
+    [
+        ("When did Caroline go to the support group on 7 May 2023?", "2023-05-06", "2023-05-09"),
+        ("what happened on May 7th, 2023", "2023-05-06", "2023-05-09"),
+        ("the deploy of 2024-02-29", "2024-02-28", "2024-03-02"),
+        ("What did Mel paint in July 2023?", "2023-06-30", "2023-08-02"),
+        ("the release in December 2023", "2023-11-30", "2024-01-02"),
+    ],
+)
+def test_absolute_dates_become_windows_with_a_day_of_slack(query: str, start: str, end: str) -> None:
+    window = find_window(query)
+    assert window is not None
+    assert window.start.date().isoformat() == start
+    assert window.end.date().isoformat() == end
+
+
+@pytest.mark.parametrize("query", ["what did we do yesterday", "the 31 February 2023 bug", "port 2023 config", ""])
+def test_no_window_without_an_absolute_date(query: str) -> None:
+    assert find_window(query) is None
+
+
+def ranked_with(coverage: float, cosine: float, follows: int | None = None) -> Ranked:
+    return Ranked(1, 1.0, {"coverage": coverage, "semantic": cosine}, follows)
+
+
+def test_confidence_classes_come_from_absolute_evidence() -> None:
+    assert confidence(ranked_with(HIGH_COVERAGE, 0.1)) == "high"
+    assert confidence(ranked_with(SUGGESTED_COVERAGE, 0.1)) == "suggested"
+    assert confidence(ranked_with(0.2, 0.9)) == "suggested"  # cosine alone never makes a hit high
+    assert confidence(ranked_with(0.2, 0.3)) == "none"
+
+
+def test_a_follow_up_is_one_class_below_its_hit() -> None:
+    hit = Ranked(7, 2.0, {"coverage": 1.0, "semantic": 0.5})
+    follow = Ranked(8, 1.6, {"coverage": 0.0, "semantic": 0.1}, follows=7)
+    assert confidence(follow, {7: hit, 8: follow}) == "suggested"
+    weak = Ranked(7, 2.0, {"coverage": 0.5, "semantic": 0.5})
+    assert confidence(follow, {7: weak, 8: follow}) == "none"
