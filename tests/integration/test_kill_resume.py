@@ -21,6 +21,8 @@ from typing import Any
 import duckdb
 import pytest
 
+from claude_memory.service.memory import Memory
+
 KILLS_REQUIRED = 24
 
 
@@ -115,3 +117,21 @@ def test_sigkill_at_random_moments_then_resume_gives_the_clean_store(tmp_path: P
         assert snapshot(data) == clean, f"store differs at the end of chain {chain}"
         comparisons += 1
     assert kills >= KILLS_REQUIRED and comparisons >= 10
+
+
+def test_postings_a_crash_kept_without_their_events_are_dropped_before_reimport(
+    tmp_path: Path, fixtures_home: Path
+) -> None:
+    """The state the kill test found: a killed commit kept the batch's postings (written to the file before
+    the commit) but not its events or checkpoints. Importing again must not index those events twice."""
+    data = tmp_path / "data"
+    with Memory(data) as memory:
+        memory.import_history(fixtures_home, settle_seconds=0)
+        postings = memory.con.execute("SELECT * FROM kw_delta ORDER BY ALL").fetchall()
+        assert postings and memory.con.execute("SELECT count(*) FROM kw_main").fetchone() == (0,)
+        for table in ("events", "ingest_checkpoints", "sessions", "subagents", "embed_queue"):
+            memory.con.execute(f"DELETE FROM {table}")
+        report = memory.import_history(fixtures_home, settle_seconds=0)
+        assert report.events_new == 661
+        assert any(f"Removed {len(postings)} keyword postings" in note for note in report.notes)
+        assert memory.con.execute("SELECT * FROM kw_delta ORDER BY ALL").fetchall() == postings

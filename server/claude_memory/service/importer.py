@@ -27,6 +27,7 @@ from claude_memory.core.privacy import PrivacyFilter, PrivacyReport
 from claude_memory.core.transcript import LineIssue, TranscriptParser
 from claude_memory.service.discovery import TranscriptFile
 from claude_memory.service.projects import ProjectResolver
+from claude_memory.store import keyword
 from claude_memory.store.writer import Checkpoint, EventWriter, SessionInfo, SubagentInfo
 
 HEAD_BYTES = 1024
@@ -166,6 +167,11 @@ class Importer:
         connection until the run ends."""
         report = ImportReport(files_found=len(files))
         started = time.perf_counter()
+        orphans = keyword.drop_orphans(self.writer.con)
+        if orphans:
+            report.notes.append(
+                f"Removed {orphans} keyword postings an interrupted write had left without their events."
+            )
         self._known = self._load_checkpoints()
         self._background = _BackgroundWriter(self.writer)
         try:

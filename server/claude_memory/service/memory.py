@@ -37,6 +37,7 @@ from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.search import Retrieval, SearchHit, search
 from claude_memory.store import db, queries
 from claude_memory.store.embedder import Embedder
+from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.queries import StoredEvent
 from claude_memory.store.vector_index import VectorIndex
@@ -106,6 +107,7 @@ class Memory:
         self.tokenizer = QueryTokenizer()
         self.embedder = Embedder(self.settings.embedding_model_path)
         self._index: VectorIndex | None = None
+        self._events = EventMap()  # ranking's in-memory view of the store, refreshed before each search
         self.layer_cache = LayerCache()  # progressive-disclosure results, valid for one store generation
 
     def close(self) -> None:
@@ -146,7 +148,7 @@ class Memory:
     def search(
         self, query: str, filters: KeywordFilters, limit: int, mode: str = "hybrid"
     ) -> tuple[list[SearchHit], dict[str, Any]]:
-        retrieval = Retrieval(self.tokenizer)
+        retrieval = Retrieval(self.tokenizer, events=self._events)
         if mode != "keyword":
             if self.embedder.available:
                 retrieval.embedder, retrieval.index = self.embedder, self.vector_index()

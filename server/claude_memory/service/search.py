@@ -1,9 +1,11 @@
-"""Keyword search as a service call: BM25 hits, hydrated events, snippets around the matched terms."""
+"""Search as a service call: BM25 and semantic candidates gathered (the query is embedded while DuckDB
+runs BM25), ranked by :mod:`claude_memory.core.ranking`, hydrated, with snippets around the matched terms."""
 
 from __future__ import annotations
 
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,8 +18,8 @@ from claude_memory.core.timeexpr import find_window
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service.semantic import embed_query, event_similarities, semantic_candidates
 from claude_memory.store import keyword
-from claude_memory.store import ranking as ranking_store
 from claude_memory.store.embedder import Embedder
+from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.queries import StoredEvent, events_by_ids
 from claude_memory.store.vector_index import VectorIndex
@@ -31,7 +33,7 @@ class SearchHit:
     event: StoredEvent
     score: float
     snippet: str
-    components: dict[str, float] | None = None  # the score breakdown (keyword BM25, semantic cosine)
+    components: dict[str, float] | None = None  # the score breakdown (see core.ranking.fuse)
     confidence: str = "none"  # high | suggested | none (claude_memory.core.ranking.confidence)
 
     def to_json(self) -> dict[str, Any]:
@@ -73,6 +75,7 @@ class Retrieval:
     embedder: Embedder | None = None
     index: VectorIndex | None = None
     unavailable: str | None = None  # why semantic search is off, in one sentence
+    events: EventMap = field(default_factory=EventMap)  # refreshed by search
     weights: Weights = field(default_factory=Weights)
 
 
@@ -89,30 +92,37 @@ def search(
     semantic part cannot run, keyword results still come back and ``meta.degraded`` says why."""
     started = time.perf_counter()
     stems = retrieval.tokenizer.terms(query)
+    retrieval.events.refresh(con)
     degraded: str | None = None
     semantic_ok = retrieval.embedder is not None and retrieval.index is not None and retrieval.unavailable is None
     if mode != "keyword" and not semantic_ok:
         degraded = retrieval.unavailable or "Semantic search is not available."
     want = max(limit, CANDIDATES)
-    kw_hits = keyword.search(con, stems, filters, want) if mode != "semantic" or not semantic_ok else []
     sem: dict[int, float] = {}
     vector: npt.NDArray[np.float32] | None = None
-    if mode != "keyword" and semantic_ok:
-        assert retrieval.embedder is not None and retrieval.index is not None
-        try:
-            vector = embed_query(retrieval.embedder, query)
-            sem = dict(semantic_candidates(con, retrieval.index, vector, filters, want))
-        except Exception as exc:  # the model or index failed now: keyword results still answer
-            degraded = f"Semantic search failed ({type(exc).__name__}); keyword results only."
-            if not kw_hits:
-                kw_hits = keyword.search(con, stems, filters, want)
+    with ThreadPoolExecutor(max_workers=1) as pool:  # the model and DuckDB both release the GIL
+        embedding = None
+        if mode != "keyword" and semantic_ok:
+            assert retrieval.embedder is not None
+            embedding = pool.submit(embed_query, retrieval.embedder, query)
+        kw_hits = keyword.search(con, stems, filters, want) if mode != "semantic" or not semantic_ok else []
+        if embedding is not None:
+            assert retrieval.index is not None
+            try:
+                vector = embedding.result()
+                sem = dict(semantic_candidates(retrieval.index, retrieval.events, vector, filters, want))
+            except Exception as exc:  # the model or index failed now: keyword results still answer
+                degraded = f"Semantic search failed ({type(exc).__name__}); keyword results only."
+                vector = None
+                if not kw_hits:
+                    kw_hits = keyword.search(con, stems, filters, want)
     kw = {i: score for i, score, _ in kw_hits}
     window = find_window(query)
-    facts = ranking_store.candidates(con, list(set(kw) | set(sem)), filters)
+    facts = retrieval.events.candidates(list(set(kw) | set(sem)), filters)
     if vector is not None and retrieval.index is not None and mode == "hybrid":
         # keyword hits outside the semantic top, and neighbours, are scored by their own cosine, not 0
         missing = [i for i in facts if i not in sem]
-        sem.update(event_similarities(con, retrieval.index, vector, missing))
+        sem.update(event_similarities(retrieval.index, retrieval.events, vector, missing))
     fused = fuse(
         kw, sem, facts, coverage={i: c for i, _, c in kw_hits}, window=window, scope=scope, weights=retrieval.weights
     )
