@@ -10,7 +10,7 @@ from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.vector_index import VectorIndex
 
-OVERSAMPLE = 8  # chunks asked of the index per result wanted (events have several chunks; filters drop some)
+OVERSAMPLE = 3  # chunks asked of the index per result wanted (1.1 chunks per event at 100k; filters drop some)
 MAX_CHUNKS = 4000
 
 
@@ -40,7 +40,7 @@ def semantic_candidates(
 ) -> list[tuple[int, float]]:
     """Top ``limit`` (event id, cosine similarity of its best chunk), best first, within ``filters``."""
     filtered = filters != KeywordFilters()
-    hits = index.search(vector, min(MAX_CHUNKS, limit * OVERSAMPLE * (4 if filtered else 1)))
+    hits = index.search(vector, min(MAX_CHUNKS, limit * OVERSAMPLE * (2 if filtered else 1)))
     if not hits:
         return []
     labels = np.asarray([h[0] for h in hits], dtype=np.int64)
