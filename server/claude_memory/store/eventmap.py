@@ -43,6 +43,7 @@ def _codes(column: pa.ChunkedArray) -> tuple[Int32s, list[Any]]:
 class _Events:
     ids: Int64s  # in (session, time, seq) order: a session's events are consecutive
     by_id: Int64s  # positions sorted by id, for lookups
+    sorted_ids: Int64s  # ids[by_id], kept rather than gathered again on every lookup
     session: Int32s
     sessions: list[str]
     project: Int32s
@@ -84,7 +85,7 @@ class EventMap:
         """Map positions of ``ids``; -1 for ids the map does not hold."""
         events = self._require()
         wanted = np.asarray(ids, dtype=np.int64)
-        sorted_ids = events.ids[events.by_id]
+        sorted_ids = events.sorted_ids
         found = np.searchsorted(sorted_ids, wanted).clip(0, max(len(sorted_ids) - 1, 0))
         hit = (sorted_ids[found] == wanted) if len(sorted_ids) else np.zeros(len(wanted), dtype=bool)
         return np.where(hit, events.by_id[found] if len(sorted_ids) else -1, -1)
@@ -134,9 +135,10 @@ class EventMap:
         pos = pos[self.admitted(pos, filters)]
         prev = self._neighbour(pos, -1, filters)
         nxt = self._neighbour(pos, +1, filters)
-        wanted = np.unique(np.concatenate([pos, prev[prev >= 0], nxt[nxt >= 0]]))
-        prev_all = self._neighbour(wanted, -1, filters)
-        next_all = self._neighbour(wanted, +1, filters)
+        extra = np.setdiff1d(np.concatenate([prev[prev >= 0], nxt[nxt >= 0]]), pos)  # neighbours not asked for
+        wanted = np.concatenate([pos, extra])
+        prev_all = np.concatenate([prev, self._neighbour(extra, -1, filters)])
+        next_all = np.concatenate([nxt, self._neighbour(extra, +1, filters)])
         out: dict[int, Candidate] = {}
         for p, before, after in zip(wanted.tolist(), prev_all.tolist(), next_all.tolist(), strict=True):
             ts = int(events.ts[p])
@@ -184,10 +186,12 @@ class EventMap:
         session, sessions = _codes(table["session_id"])
         project, projects = _codes(table["project"])
         kind, types = _codes(table["type"])
+        by_id = np.argsort(ids, kind="stable").astype(np.int64)
         ts = table["ts"].combine_chunks().fill_null(NO_TIME).to_numpy(zero_copy_only=False).astype(np.int64)
         self._events = _Events(
             ids=ids,
-            by_id=np.argsort(ids, kind="stable").astype(np.int64),
+            by_id=by_id,
+            sorted_ids=ids[by_id],
             session=session,
             sessions=sessions,
             project=project,
