@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -82,3 +83,34 @@ def run_cli(
 @pytest.fixture(scope="session")
 def cli() -> Callable[..., subprocess.CompletedProcess[str]]:
     return run_cli
+
+
+CLAUDE_CODE_VERSION = "2.1.330"  # what .ci/run installs into .tools/claude-code
+
+
+def find_claude_bin() -> Path | None:
+    """Claude Code's CLI: $CLAUDE_BIN, else <repo>/.tools/claude-code/node_modules/.bin/claude, else PATH."""
+    env = os.environ.get("CLAUDE_BIN")
+    if env:
+        return Path(env).expanduser()
+    local = REPO / ".tools" / "claude-code" / "node_modules" / ".bin" / "claude"
+    if local.exists():
+        return local
+    found = shutil.which("claude")
+    return Path(found) if found else None
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> Path:
+    """The real ``claude`` CLI. Tests using it must give it a scratch HOME. Skipped when it is not
+    installed, except in CI (the CI variable set), where its absence is a failure."""
+    path = find_claude_bin()
+    if path is None or not (path.is_file() and os.access(path, os.X_OK)):
+        reason = (
+            f"Claude Code's claude CLI was not found ({path or 'not on PATH'}): set CLAUDE_BIN or run "
+            f"`npm install --prefix .tools/claude-code @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}`"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path

@@ -1,8 +1,13 @@
 """The ``claude-memory`` command line: a thin face over :class:`claude_memory.service.memory.Memory`.
 
-Exit codes: 0 success (a search with no hits included), 1 failure (said in one sentence on stderr),
-2 usage error, 3 the store is in use by another process, 4 nothing to act on (show, timeline or forget
-found no such memory, import --project found no transcripts), 130 interrupted.
+When a memory service runs for the data directory (it then owns the store), the store commands send their
+requests to it; otherwise they open the store in this process. :mod:`claude_memory.cli_backend` chooses,
+and both answer with the same JSON, which each command renders one way.
+
+Exit codes: 0 success (a search with no hits included), 1 failure (said in one sentence on stderr; a
+service that stops answering mid-command included), 2 usage error, 3 the store is in use by another
+process, 4 nothing to act on (show, timeline or forget found no such memory, import --project found no
+transcripts), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -16,27 +21,36 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, TextIO
 
-import duckdb
 import typer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-from claude_memory import __version__
+from claude_memory import __version__, cli_lsp, cli_mcp, cli_plugin, cli_service
+from claude_memory.cli_backend import Advance, Backend, BackendError, ForgetRequest, Meter, NoSuchMemory, Query, connect
 from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.config import default_data_dir
-from claude_memory.core.disclosure import DEFAULT_BUDGET, DEFAULT_CONTEXT, DEFAULT_WINDOW, DETAILS, INDEX, TIMELINE
+from claude_memory.core.disclosure import (
+    DEFAULT_BUDGET,
+    DEFAULT_CONTEXT,
+    DEFAULT_WINDOW,
+    DETAILS,
+    INDEX,
+    TIMELINE,
+    Timeline,
+    TimelineItem,
+    TimelineWindow,
+)
 from claude_memory.core.events import EVENT_TYPES
-from claude_memory.service.memory import ForgetSelector, Memory
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.search import MODES
-from claude_memory.store.db import StoreBusyError, StoreError
 from claude_memory.store.keyword import KeywordFilters
 
 EXIT_FAILURE = 1
 EXIT_BUSY = 3
 EXIT_NOTHING = 4
 EXIT_INTERRUPTED = 130
+EXIT_CODES = {"failure": EXIT_FAILURE, "busy": EXIT_BUSY, "nothing": EXIT_NOTHING}
 
 app = typer.Typer(
     name="claude-memory",
@@ -71,35 +85,16 @@ def _print_json(data: Any) -> None:
 
 
 @contextmanager
-def _memory(ctx: typer.Context, *, read_only: bool = False) -> Iterator[Memory]:
+def _backend(ctx: typer.Context) -> Iterator[Backend]:
+    """The running memory service of the data directory when one answers, else the store in this process."""
     state: _State = ctx.obj
     try:
-        memory = Memory(state.data_dir, read_only=read_only)
-    except StoreBusyError as exc:
-        _fail(str(exc), EXIT_BUSY)
-    except StoreError as exc:
-        _fail(str(exc))
-    except duckdb.Error as exc:
-        _fail(f"The memory store in {state.data_dir} could not be prepared: {_first_line(exc)}")
-    except OSError as exc:
-        _fail(f"Cannot use {state.data_dir} as the data directory: {exc.strerror or _first_line(exc)}.")
-    try:
-        for warning in memory.warnings:
-            typer.echo(f"Warning: {warning}", err=True)
-        yield memory
-    except StoreError as exc:
-        _fail(str(exc))
-    except duckdb.Error as exc:
-        _fail(f"The memory store failed: {_first_line(exc)}")
-    except OSError as exc:
-        _fail(f"{exc.strerror or _first_line(exc)}{f' ({exc.filename})' if exc.filename else ''}.")
-    finally:
-        memory.close()
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+        with connect(state.data_dir) as backend:
+            for warning in backend.warnings:
+                typer.echo(f"Warning: {warning}", err=True)
+            yield backend
+    except BackendError as exc:
+        _fail(str(exc), EXIT_CODES[exc.kind])
 
 
 def _parse_time(value: str | None, option: str) -> datetime | None:
@@ -143,7 +138,7 @@ def main_callback(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,
 ) -> None:
-    ctx.obj = _State((data_dir or default_data_dir()).expanduser())
+    ctx.obj = _State((data_dir or default_data_dir()).expanduser().absolute())
 
 
 # ---------------------------------------------------------------------- import
@@ -203,53 +198,91 @@ def import_cmd(
     if not home.is_dir():
         _fail(f"{home} does not exist; point --claude-home at Claude Code's directory.")
     err = Console(stderr=True)
-    with _memory(ctx) as memory:
-        plan = memory.plan_import(home, project, settle_seconds=settle_seconds)
-        if not plan.found.files and project:
-            _fail(f"No Claude Code transcripts for project {project} under {home}.", EXIT_NOTHING)
+    meter = _meter(err) if err.is_terminal and not as_json else None
+    with _backend(ctx) as backend:
         try:
-            if err.is_terminal and not as_json:
-                columns = (TextColumn("Importing"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
-                with Progress(*columns, console=err, transient=True) as bar:
-                    task = bar.add_task("import", total=plan.pending_bytes())
-                    report = plan.run(lambda n: bar.advance(task, n))
-            else:
-                report = plan.run()
-            embedded = 0 if no_wait else _embed(memory, err, show=err.is_terminal and not as_json)
+            data = backend.import_history(home, project, settle_seconds=settle_seconds, meter=meter)
+            if data is None:
+                _fail(f"No Claude Code transcripts for project {project} under {home}.", EXIT_NOTHING)
+            embedded = 0 if no_wait else backend.embed_new(meter)
         except KeyboardInterrupt:
+            if backend.service is not None:
+                _fail("Stopped waiting; the memory service finishes the import on its own.", EXIT_INTERRUPTED)
             _fail("Import interrupted; what was stored so far is kept, and running it again resumes.", EXIT_INTERRUPTED)
-        report.notes.extend(memory.warnings_for_semantics())
-    data = report.to_json()
+        data["notes"].extend(backend.semantics_notes())
+        service = backend.service
     data["events"]["embedded"] = embedded
     if as_json:
         _print_json(data)
     else:
         # Not rich markup: paths and reasons are data, and "[" in them must print as written.
         _report_text(data, Console(markup=False, highlight=False))
+    if service is not None:
+        later = "; it embeds the new events in the background" if no_wait else ""
+        typer.echo(f"The running memory service (pid {service.get('pid')}) did this import{later}.", err=as_json)
 
 
-def _embed(memory: Memory, err: Console, *, show: bool) -> int:
-    """Embed what the import queued, with a progress bar on a terminal."""
-    if not memory.embedder.available:
-        return 0
-    pending = memory.embedding_status()["pending"]
-    if not show or not pending:
-        return memory.embed_pending()
-    columns = (TextColumn("Embedding"), BarColumn(), TextColumn("{task.completed}/{task.total} events"))
-    with Progress(*columns, console=err, transient=True) as bar:
-        task = bar.add_task("embed", total=pending)
-        return memory.embed_pending(lambda n: bar.advance(task, n))
+def _meter(err: Console) -> Meter:
+    """Progress bars on stderr: the import in bytes, then the embedding in events."""
+
+    @contextmanager
+    def meter(what: str, total: int) -> Iterator[Advance]:
+        if what == "import":
+            columns: tuple[Any, ...] = (TextColumn("Importing"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
+        else:
+            columns = (TextColumn("Embedding"), BarColumn(), TextColumn("{task.completed}/{task.total} events"))
+        with Progress(*columns, console=err, transient=True) as bar:
+            task = bar.add_task(what, total=total)
+            yield lambda n: bar.advance(task, n)
+
+    return meter
+
+
+def _duration(seconds: float) -> str:
+    s = int(seconds)
+    days, hours, minutes = s // 86400, s // 3600 % 24, s // 60 % 60
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min {s % 60} s" if minutes else f"{s} s"
 
 
 @app.command()
 def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Whether semantic search is available, and how much is still waiting to be embedded."""
-    with _memory(ctx) as memory:
-        data = {"store": str(memory.data_dir), "events": memory.stats()["events"], **memory.embedding_status()}
+    with _backend(ctx) as backend:
+        data = backend.status()
+    service = data["service"]
+    if service is not None:
+        for warning in data["warnings"]:
+            typer.echo(f"Warning: {warning}", err=True)
     if as_json:
         _print_json(data)
         return
     typer.echo(f"Store: {data['store']} ({data['events']} events)")
+    spool = data["spool"]
+    if service is None:
+        typer.echo("Service: not running (starts on demand)")
+        if spool["bytes"]:
+            typer.echo(f"Hook captures waiting for the service: {spool['bytes']} bytes")
+    else:
+        typer.echo(
+            f"Service: running (pid {service['pid']}, version {service['version']}, up "
+            f"{_duration(service['uptime_seconds'])}); tasks queued: {service['queued_tasks']}"
+        )
+        watcher = data["watcher"]
+        if watcher["error"]:
+            typer.echo(f"Watcher: failed on {watcher['root']}: {watcher['error']}")
+        else:
+            running = watcher["running"]
+            typer.echo(
+                f"Watcher: watching {watcher['root']}"
+                if running
+                else f"Watcher: off ({watcher['root']} is scanned now and then)"
+            )
+        typer.echo(f"Spool: {spool['bytes']} bytes of hook captures waiting; batches being applied: "
+                   f"{spool['batches_waiting']}")  # fmt: skip
     if data["available"]:
         typer.echo(f"Semantic search: on ({data['model']})")
     else:
@@ -263,8 +296,8 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 @app.command()
 def reindex(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Rebuild the vector index from the store (it is derived and can always be rebuilt)."""
-    with _memory(ctx) as memory:
-        count = memory.reindex()
+    with _backend(ctx) as backend:
+        count = backend.reindex()
     if as_json:
         _print_json({"vectors": count})
     else:
@@ -344,54 +377,65 @@ def search(
     filters = _filters(project, session, types, since, until)
     smart_budget = budget if budget is not None else DEFAULT_BUDGET if smart else None
     if batch is not None:
-        with _memory(ctx) as memory:
-            _search_batch(memory, batch, filters, limit, mode, smart_budget)
+        with _backend(ctx) as backend:
+            _search_batch(backend, batch, filters, limit, mode, smart_budget)
         return
     if query is None:
         raise typer.BadParameter("give a query, or --batch FILE", param_hint="QUERY")
     if smart_budget is not None:
-        _smart_search(ctx, query, filters, limit, mode, smart_budget, as_json=as_json)
+        _smart_search(ctx, Query(query, filters, limit, mode), smart_budget, as_json=as_json)
         return
-    with _memory(ctx) as memory:
-        hits, meta = memory.search(query, filters, limit, mode)
+    with _backend(ctx) as backend:
+        data = backend.search(Query(query, filters, limit, mode))
     if as_json:
-        _print_json({"results": [h.to_json() for h in hits], "meta": meta})
+        _print_json(data)
         return
+    hits, meta = data["results"], data["meta"]
     if not hits:
         typer.echo("No memories match." if not meta.get("note") else meta["note"])
         return
     for rank, hit in enumerate(hits, start=1):
-        e = hit.event
-        when = e.ts.strftime("%Y-%m-%d %H:%M") if e.ts else "?"
-        cite = f"mem:{e.citation}" if e.citation else str(e.id)
-        typer.echo(f"#{rank} [{cite}] {e.type} · {when} · session {e.session_id[:8]} · score {hit.score:.3f}")
-        typer.echo(f"   {hit.snippet}")
-        typer.echo(f"   {e.source_path}:{e.line_start}-{e.line_end}")
+        src = hit["source"]
+        typer.echo(
+            f"#{rank} [{_cite(hit)}] {hit['type']} · {_when(hit['timestamp'], 16)} · session {hit['session_id'][:8]} "
+            f"· score {hit['score']:.3f}"
+        )
+        typer.echo(f"   {hit['text']}")
+        typer.echo(f"   {src['path']}:{src['line_start']}-{src['line_end']}")
 
 
-def _smart_search(
-    ctx: typer.Context, query: str, filters: KeywordFilters, limit: int, mode: str, budget: int, *, as_json: bool
-) -> None:
-    with _memory(ctx) as memory:
-        found = memory.smart_search(query, filters, limit, mode, budget=budget)
+def _cite(event: dict[str, Any]) -> str:
+    """An event's citation (mem:AbC123), or its id when it has none."""
+    return str(event["citation"] or event["id"])
+
+
+def _when(timestamp: str | None, width: int) -> str:
+    """``2026-01-31T14:02:03.5Z`` -> ``2026-01-31 14:02`` (width 16) or ``2026-01-31 14:02:03`` (19)."""
+    return timestamp[:width].replace("T", " ") if timestamp else "?"
+
+
+def _smart_search(ctx: typer.Context, query: Query, budget: int, *, as_json: bool) -> None:
+    with _backend(ctx) as backend:
+        data = backend.smart_search(query, budget)
+    text = data.pop("text")
     if as_json:
-        _print_json(found.to_json())
+        _print_json(data)
         return
-    packing = found.packing
-    if not packing.layers and not packing.omitted:
-        typer.echo("No memories match." if not found.meta.get("note") else found.meta["note"])
+    meta = data["meta"]
+    if not data["results"] and not meta["omitted"]:
+        typer.echo("No memories match." if not meta.get("note") else meta["note"])
         return
-    typer.echo(found.text(), nl=False)
-    layers = [layer for _, layer in packing.layers]
+    typer.echo(text, nl=False)
+    expanded = meta["expanded"]
     line = (
-        f"~{packing.tokens} of {budget} tokens: {layers.count(DETAILS)} in full, {layers.count(TIMELINE)} with "
-        f"the events around them, {layers.count(INDEX)} as one line"
+        f"~{meta['tokens']} of {budget} tokens: {expanded[DETAILS]} in full, {expanded[TIMELINE]} with "
+        f"the events around them, {expanded[INDEX]} as one line"
     )
-    typer.echo(line + (f"; {packing.omitted} more did not fit." if packing.omitted else "."))
+    typer.echo(line + (f"; {meta['omitted']} more did not fit." if meta["omitted"] else "."))
 
 
 def _search_batch(
-    memory: Memory, source: Path, defaults: KeywordFilters, limit: int, mode: str, budget: int | None = None
+    backend: Backend, source: Path, defaults: KeywordFilters, limit: int, mode: str, budget: int | None = None
 ) -> None:
     """One JSON line out per JSON line in; a bad input line gets {"error": ...} and the rest go on. With a
     budget each line is a smart search."""
@@ -408,16 +452,14 @@ def _search_batch(
             filters = defaults
             if request.project is not None:
                 filters = replace(filters, project=normalise_project_arg(request.project))
+            query = Query(request.query, filters, request.limit or limit, mode)
             if budget is not None:
-                data = memory.smart_search(
-                    request.query, filters, request.limit or limit, mode, budget=budget
-                ).to_json()
-                data["meta"]["line"] = line_no
-                typer.echo(json.dumps(data, ensure_ascii=False))
-                continue
-            hits, meta = memory.search(request.query, filters, request.limit or limit, mode)
-            meta["line"] = line_no
-            typer.echo(json.dumps({"results": [h.to_json() for h in hits], "meta": meta}, ensure_ascii=False))
+                data = backend.smart_search(query, budget)
+                data.pop("text")
+            else:
+                data = backend.search(query)
+            data["meta"]["line"] = line_no
+            typer.echo(json.dumps(data, ensure_ascii=False))
 
 
 def _open_text(path: Path) -> TextIO:
@@ -443,8 +485,8 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """One memory in full, with its source (transcript path, lines, bytes) and its session neighbours."""
-    with _memory(ctx) as memory:
-        data = memory.show(ref, context=context)
+    with _backend(ctx) as backend:
+        data = backend.details(ref, context)
     if data is None:
         _fail(f"No memory {ref} (it may have been forgotten).", EXIT_NOTHING)
     if as_json:
@@ -477,16 +519,25 @@ def timeline(
     as_json: JsonOpt = False,
 ) -> None:
     """The events around some memories, in session order (overlapping stretches shown once)."""
-    with _memory(ctx) as memory:
-        found = memory.timeline(refs, before=before, after=after)
-    if not found.windows:
-        _fail(f"No memory {', '.join(found.missing)} (forgotten, or never stored).", EXIT_NOTHING)
-    for ref in found.missing:
+    with _backend(ctx) as backend:
+        found = backend.timeline(refs, before, after)
+    if not found["windows"]:
+        _fail(f"No memory {', '.join(found['missing'])} (forgotten, or never stored).", EXIT_NOTHING)
+    for ref in found["missing"]:
         typer.echo(f"Warning: no memory {ref}; showing the others.", err=True)
     if as_json:
-        _print_json(found.to_json())
+        _print_json(found)
     else:
-        typer.echo(found.text(), nl=False)
+        typer.echo(_timeline_text(found), nl=False)
+
+
+def _timeline_text(data: dict[str, Any]) -> str:
+    """A timeline's text, from its JSON (the layer's own renderer, so it reads as it does everywhere)."""
+    windows = tuple(
+        TimelineWindow(w["session_id"], w["project"], tuple(TimelineItem(**item) for item in w["events"]))
+        for w in data["windows"]
+    )
+    return Timeline(windows, tuple(data["missing"])).text()
 
 
 @app.command()
@@ -502,18 +553,16 @@ def history(
 ) -> None:
     """Recent events, newest first (or one session's events with --session)."""
     filters = _filters(project, session, types, since, until)
-    with _memory(ctx) as memory:
-        events = memory.history(filters, limit)
+    with _backend(ctx) as backend:
+        events = backend.history(filters, limit)
     if as_json:
-        _print_json({"events": [e.to_json() for e in events], "meta": {"count": len(events), "limit": limit}})
+        _print_json({"events": events, "meta": {"count": len(events), "limit": limit}})
         return
     if not events:
         typer.echo("No events.")
     for e in events:
-        when = e.ts.strftime("%Y-%m-%d %H:%M:%S") if e.ts else "?"
-        label = f"{e.type}:{e.tool_name}" if e.tool_name else e.type
-        cite = f"mem:{e.citation}" if e.citation else str(e.id)
-        typer.echo(f"{when}  {label:<22} [{cite}] {_one_line(e.text, 100)}")
+        label = f"{e['type']}:{e['tool_name']}" if e["tool_name"] else e["type"]
+        typer.echo(f"{_when(e['timestamp'], 19)}  {label:<22} [{_cite(e)}] {_one_line(e['text'], 100)}")
 
 
 @app.command()
@@ -524,8 +573,8 @@ def sessions(
     as_json: JsonOpt = False,
 ) -> None:
     """Sessions remembered, most recent first."""
-    with _memory(ctx) as memory:
-        rows = memory.sessions(normalise_project_arg(project) if project else None, limit)
+    with _backend(ctx) as backend:
+        rows = backend.sessions(normalise_project_arg(project) if project else None, limit)
     if as_json:
         _print_json({"sessions": rows, "meta": {"count": len(rows), "limit": limit}})
         return
@@ -541,8 +590,8 @@ def sessions(
 @app.command()
 def stats(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """What the store holds."""
-    with _memory(ctx) as memory:
-        data = memory.stats()
+    with _backend(ctx) as backend:
+        data = backend.stats()
     if as_json:
         _print_json(data)
         return
@@ -576,33 +625,36 @@ def forget(
     before_time = _parse_time(before, "--before")
     if not (refs or session or project or before_time):
         raise typer.BadParameter("say what to forget: citations or event ids, --session, --project or --before")
-    with _memory(ctx) as memory:
-        event_ids = []
-        for ref in refs or []:
-            found = memory.resolve(ref)
-            if found is None:
-                _fail(f"No memory {ref}; nothing was forgotten.", EXIT_NOTHING)
-            event_ids.append(found.id)
-        selector = ForgetSelector(
-            event_ids=tuple(event_ids),
-            session_id=session,
-            project=normalise_project_arg(project) if project else None,
-            before=before_time,
-        )
-        count = memory.count_matching(selector)
-        if count == 0:
-            if as_json:
-                _print_json({"forgotten": 0})
-            _fail("Nothing matches; nothing was forgotten.", EXIT_NOTHING)
-        if not yes:
-            if not sys.stdin.isatty():
-                _fail(f"{count} events match; re-run with --yes to forget them (no terminal to ask on).")
-            typer.confirm(f"Forget {count} events for good?", abort=True)
-        forgotten = memory.forget(selector)
+    request = ForgetRequest(
+        refs=tuple(refs or ()),
+        session=session,
+        project=normalise_project_arg(project) if project else None,
+        before=before_time,
+    )
+    with _backend(ctx) as backend:
+        try:
+            count = backend.forget(request, dry_run=True)  # counted first, then confirmed, then forgotten
+            if count == 0:
+                if as_json:
+                    _print_json({"forgotten": 0})
+                _fail("Nothing matches; nothing was forgotten.", EXIT_NOTHING)
+            if not yes:
+                if not sys.stdin.isatty():
+                    _fail(f"{count} events match; re-run with --yes to forget them (no terminal to ask on).")
+                typer.confirm(f"Forget {count} events for good?", abort=True)
+            forgotten = backend.forget(request, dry_run=False)
+        except NoSuchMemory as exc:
+            _fail(f"No memory {exc.ref}; nothing was forgotten." if exc.ref else str(exc), EXIT_NOTHING)
     if as_json:
         _print_json({"forgotten": forgotten})
     else:
         typer.echo(f"Forgot {forgotten} events.")
+
+
+cli_service.register(app)
+cli_mcp.register(app)
+cli_lsp.register(app)
+cli_plugin.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

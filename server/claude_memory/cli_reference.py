@@ -11,7 +11,25 @@ from typer.testing import CliRunner
 
 from claude_memory.cli import app
 
-COMMANDS = ("import", "search", "show", "timeline", "history", "sessions", "stats", "status", "reindex", "forget")
+COMMANDS = (
+    "import",
+    "search",
+    "show",
+    "timeline",
+    "history",
+    "sessions",
+    "stats",
+    "status",
+    "reindex",
+    "forget",
+    "serve",
+    "stop",
+    "mcp",
+    "lsp",
+    "install",
+    "uninstall",
+    "doctor",
+)
 _ENV = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb", "CLAUDE_MEMORY_HOME": "~/.local/share/claude-memory"}
 
 

@@ -6,9 +6,9 @@ import json
 import os
 from pathlib import Path
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from claude_memory.core import paths
 from claude_memory.core.privacy import PrivacySettings
 
 APP_NAME = "claude-memory"
@@ -16,10 +16,9 @@ SETTINGS_FILE = "settings.json"
 
 
 def default_data_dir() -> Path:
-    env = os.environ.get("CLAUDE_MEMORY_HOME")
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    """``$CLAUDE_MEMORY_HOME``, else the platform's user data directory. The rule lives in core.paths
+    (standard library only, for the hook client); a test checks it against platformdirs."""
+    return paths.default_data_dir()
 
 
 def claude_home(explicit: Path | None = None) -> Path:

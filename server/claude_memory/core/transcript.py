@@ -332,24 +332,15 @@ class TranscriptParser:
     ) -> ParsedEvent:
         # Claude Code appends system reminders to some results (e.g. after every Read): not tool output.
         output = strip_injected(_plain_text(result.get("content")), cut_unclosed=False) if result else ""
-        # Nothing is clipped here: the privacy filter must see whole strings (a secret cut in half
-        # is no longer recognisable). core.clip shortens events after filtering.
-        metadata: dict[str, Any] = {}
-        extras = _input_extras(tool.name, tool.input)
-        if extras:
-            metadata["input"] = extras
-        if result is None:
-            metadata["result"] = "missing"
-        elif result.get("is_error"):
-            metadata["is_error"] = True
         structured = result_line.get("toolUseResult") if result_line else None
-        result_meta = _result_meta(structured)
-        if result_meta:
-            metadata["result_meta"] = result_meta
-        summary = _describe_call(tool.name, tool.input)
-        text = f"{tool.name or 'tool'}: {summary}" if summary else (tool.name or "tool")
-        if output.strip():
-            text = f"{text}\n{output.strip()}"
+        text, metadata = tool_call_text(
+            tool.name,
+            tool.input,
+            output,
+            structured,
+            is_error=bool(result and result.get("is_error")),
+            missing=result is None,
+        )
         event = self._event(
             tool.envelope,
             ev.TOOL_USE,
@@ -460,6 +451,30 @@ class TranscriptParser:
 
 
 # ---------------------------------------------------------------------- pure helpers
+
+
+def tool_call_text(
+    name: str, tool_input: Any, output: str, structured: Any, *, is_error: bool = False, missing: bool = False
+) -> tuple[str, dict[str, Any]]:
+    """The text and metadata of a tool-call event: the same for a call read from a transcript and one a
+    PostToolUse hook reports. Nothing is clipped here: the privacy filter must see whole strings (a
+    secret cut in half is no longer recognisable); core.clip shortens events after filtering."""
+    metadata: dict[str, Any] = {}
+    extras = _input_extras(name, tool_input)
+    if extras:
+        metadata["input"] = extras
+    if missing:
+        metadata["result"] = "missing"
+    elif is_error:
+        metadata["is_error"] = True
+    result_meta = _result_meta(structured)
+    if result_meta:
+        metadata["result_meta"] = result_meta
+    summary = _describe_call(name, tool_input)
+    text = f"{name or 'tool'}: {summary}" if summary else (name or "tool")
+    if output.strip():
+        text = f"{text}\n{output.strip()}"
+    return text, metadata
 
 
 def _plain_text(content: Any) -> str:

@@ -85,3 +85,17 @@ def discover(home: Path, project: str | None = None) -> Discovery:
             else:
                 skipped["not a session transcript"] = skipped.get("not a session transcript", 0) + 1
     return Discovery(files, skipped)
+
+
+def transcript_file(path: Path) -> TranscriptFile | None:
+    """The transcript at ``path`` as discovery would list it (main or subagent), or None if it is not one
+    (not a .jsonl file, or the compaction summariser's copy)."""
+    if path.suffix != ".jsonl":
+        return None
+    if path.parent.name == "subagents" and path.stem.startswith("agent-"):
+        agent_id = path.stem.removeprefix("agent-")
+        if agent_id.startswith("acompact-"):
+            return None
+        agent_type, description = _read_meta(path.with_suffix(".meta.json"))
+        return TranscriptFile(path, path.parent.parent.name, agent_id, agent_type, description)
+    return TranscriptFile(path, path.stem)

@@ -64,10 +64,20 @@ class EmbeddingWorker:
             index_live=self.index.live_count,
         )
 
-    def run(self, progress: Callable[[int], None] | None = None, *, batch: int = BATCH_EVENTS) -> int:
-        """Embed everything due; returns how many events were embedded."""
+    def run(
+        self,
+        progress: Callable[[int], None] | None = None,
+        *,
+        batch: int = BATCH_EVENTS,
+        max_batches: int | None = None,
+        save: bool = True,
+    ) -> int:
+        """Embed everything due (or at most ``max_batches`` batches, so that a service can answer requests
+        in between); returns how many events were embedded. ``save`` writes the index file at the end."""
         done = 0
-        while True:
+        batches = 0
+        while max_batches is None or batches < max_batches:
+            batches += 1
             rows = self.con.execute(
                 "SELECT q.event_id, e.text, e.type FROM embed_queue q JOIN events e ON e.id = q.event_id "
                 "WHERE q.attempts < ? AND (q.not_before IS NULL OR q.not_before <= ?) ORDER BY e.seq LIMIT ?",
@@ -83,7 +93,8 @@ class EmbeddingWorker:
             done += len(rows)
             if progress:
                 progress(len(rows))
-        self.index.save()
+        if save:
+            self.index.save()
         return done
 
     def _embed_batch(self, event_ids: list[int], texts: list[str], types: list[str]) -> None:

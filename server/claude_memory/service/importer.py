@@ -159,6 +159,20 @@ class Importer:
             total += size - cp.byte_offset if cp and cp.byte_offset <= size else size
         return total
 
+    def changed(self, files: list[TranscriptFile]) -> list[TranscriptFile]:
+        """The files an import would read something from: new, grown past their checkpoint, or replaced."""
+        known = self._load_checkpoints()
+        out: list[TranscriptFile] = []
+        for f in files:
+            try:
+                st = f.path.stat()
+            except OSError:
+                continue
+            cp = known.get(str(f.path))
+            if cp is None or (cp.device, cp.inode) != (st.st_dev, st.st_ino) or st.st_size != cp.byte_offset:
+                out.append(f)
+        return out
+
     # ------------------------------------------------------------------ running
 
     def run(self, files: list[TranscriptFile], progress: ProgressFn | None = None) -> ImportReport:
@@ -276,18 +290,7 @@ class Importer:
     def _take(self, events: list[ParsedEvent], report: ImportReport) -> None:
         """Privacy-filter new events (before anything can be written) and buffer them."""
         for event in events:
-            privacy = PrivacyReport()
-            event.text = self.privacy.filter_value(event.text, privacy)  # type: ignore[assignment]
-            event.metadata = self.privacy.filter_value(event.metadata, privacy)  # type: ignore[assignment]
-            event.files = self.privacy.filter_value(event.files, privacy)  # type: ignore[assignment]
-            event.cwd = self.privacy.filter_value(event.cwd, privacy)  # type: ignore[assignment]
-            event.git_branch = self.privacy.filter_value(event.git_branch, privacy)  # type: ignore[assignment]
-            if privacy.private_sections or privacy.secrets_masked or privacy.unclosed_private_tags:
-                event.metadata["privacy"] = privacy.as_metadata()
-            report.privacy.merge(privacy)
-            clip_event(event, self.options.max_tool_text_chars)
-            if event.cwd:
-                event.project = self.projects(event.cwd)
+            report.privacy.merge(prepare_event(event, self.privacy, self.projects, self.options.max_tool_text_chars))
             self._events.append(event)
         report.events_parsed += len(events)
 
@@ -327,6 +330,25 @@ class Importer:
         self._checkpoints = {}
         self._sessions = {}
         self._subagents = []
+
+
+def prepare_event(
+    event: ParsedEvent, privacy_filter: PrivacyFilter, projects: Callable[[str], str], max_tool_chars: int
+) -> PrivacyReport:
+    """Make a parsed event fit to store, before anything can be written: private sections removed and
+    secrets masked in every string, then clipped, then its project resolved. Returns what was filtered."""
+    privacy = PrivacyReport()
+    event.text = privacy_filter.filter_value(event.text, privacy)  # type: ignore[assignment]
+    event.metadata = privacy_filter.filter_value(event.metadata, privacy)  # type: ignore[assignment]
+    event.files = privacy_filter.filter_value(event.files, privacy)  # type: ignore[assignment]
+    event.cwd = privacy_filter.filter_value(event.cwd, privacy)  # type: ignore[assignment]
+    event.git_branch = privacy_filter.filter_value(event.git_branch, privacy)  # type: ignore[assignment]
+    if privacy.private_sections or privacy.secrets_masked or privacy.unclosed_private_tags:
+        event.metadata["privacy"] = privacy.as_metadata()
+    clip_event(event, max_tool_chars)
+    if event.cwd:
+        event.project = projects(event.cwd)
+    return privacy
 
 
 @dataclass(slots=True)

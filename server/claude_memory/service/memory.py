@@ -30,7 +30,7 @@ from claude_memory.core.privacy import PrivacyFilter
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service import disclosure
 from claude_memory.service.disclosure import LayerCache
-from claude_memory.service.discovery import Discovery, discover
+from claude_memory.service.discovery import Discovery, TranscriptFile, discover
 from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
 from claude_memory.service.projects import normalise_project_arg
@@ -39,6 +39,7 @@ from claude_memory.store import db, queries
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
+from claude_memory.store.postings import PostingsIndex
 from claude_memory.store.queries import StoredEvent
 from claude_memory.store.vector_index import VectorIndex
 from claude_memory.store.writer import EventWriter
@@ -108,6 +109,7 @@ class Memory:
         self.embedder = Embedder(self.settings.embedding_model_path)
         self._index: VectorIndex | None = None
         self._events = EventMap()  # ranking's in-memory view of the store, refreshed before each search
+        self._postings = PostingsIndex()  # BM25 postings in memory (~23 MB at 100k events), refreshed likewise
         self.layer_cache = LayerCache()  # progressive-disclosure results, valid for one store generation
 
     def close(self) -> None:
@@ -143,12 +145,25 @@ class Memory:
     ) -> ImportReport:
         return self.plan_import(claude_home, project, settle_seconds=settle_seconds).run(progress)
 
+    def changed_transcripts(self, files: list[TranscriptFile]) -> list[TranscriptFile]:
+        """The transcripts with something new since their checkpoint."""
+        return Importer(self.writer, self.privacy, ImportOptions()).changed(files)
+
+    def import_files(self, files: list[TranscriptFile], *, settle_seconds: float) -> ImportReport:
+        """Import these transcripts (the service's live capture: one file at a time, as it grows)."""
+        options = ImportOptions(
+            settle_seconds=settle_seconds,
+            max_line_bytes=self.settings.max_line_mb << 20,
+            max_tool_text_chars=self.settings.max_tool_output_chars,
+        )
+        return Importer(self.writer, self.privacy, options).run(files)
+
     # ------------------------------------------------------------------ queries
 
     def search(
         self, query: str, filters: KeywordFilters, limit: int, mode: str = "hybrid"
     ) -> tuple[list[SearchHit], dict[str, Any]]:
-        retrieval = Retrieval(self.tokenizer, events=self._events)
+        retrieval = Retrieval(self.tokenizer, events=self._events, postings=self._postings)
         if mode != "keyword":
             if self.embedder.available:
                 retrieval.embedder, retrieval.index = self.embedder, self.vector_index()

@@ -1,11 +1,12 @@
-"""Search as a service call: BM25 and semantic candidates gathered (the query is embedded while DuckDB
-runs BM25), ranked by :mod:`claude_memory.core.ranking`, hydrated, with snippets around the matched terms."""
+"""Search as a service call: BM25 (in memory, :mod:`claude_memory.store.postings`) and semantic candidates
+gathered (the query is embedded on a second thread meanwhile), ranked by :mod:`claude_memory.core.ranking`,
+hydrated, with snippets around the matched terms."""
 
 from __future__ import annotations
 
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,14 +14,14 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 
-from claude_memory.core.ranking import Scope, Weights, confidence, fuse
+from claude_memory.core.ranking import Candidate, Scope, Weights, confidence, fuse
 from claude_memory.core.timeexpr import find_window
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service.semantic import embed_query, event_similarities, semantic_candidates
-from claude_memory.store import keyword
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
+from claude_memory.store.postings import PostingsIndex
 from claude_memory.store.queries import StoredEvent, events_by_ids
 from claude_memory.store.vector_index import VectorIndex
 
@@ -76,6 +77,7 @@ class Retrieval:
     index: VectorIndex | None = None
     unavailable: str | None = None  # why semantic search is off, in one sentence
     events: EventMap = field(default_factory=EventMap)  # refreshed by search
+    postings: PostingsIndex = field(default_factory=PostingsIndex)  # BM25 in memory, refreshed by search
     weights: Weights = field(default_factory=Weights)
 
 
@@ -92,7 +94,6 @@ def search(
     semantic part cannot run, keyword results still come back and ``meta.degraded`` says why."""
     started = time.perf_counter()
     stems = retrieval.tokenizer.terms(query)
-    retrieval.events.refresh(con)
     degraded: str | None = None
     semantic_ok = retrieval.embedder is not None and retrieval.index is not None and retrieval.unavailable is None
     if mode != "keyword" and not semantic_ok:
@@ -100,12 +101,22 @@ def search(
     want = max(limit, CANDIDATES)
     sem: dict[int, float] = {}
     vector: npt.NDArray[np.float32] | None = None
-    with ThreadPoolExecutor(max_workers=1) as pool:  # the model and DuckDB both release the GIL
-        embedding = None
+
+    def keyword_part() -> tuple[list[tuple[int, float, float]], dict[int, Candidate]]:
+        """BM25 hits and the ranking facts of those the filters admit (and of their neighbours)."""
+        found = retrieval.postings.search(stems, filters, want, retrieval.events)
+        return found, retrieval.events.candidates([i for i, _, _ in found], filters)
+
+    # The worker thread embeds the query (the model releases the GIL); this thread meanwhile refreshes the
+    # in-memory views, runs BM25 and gathers the keyword hits' facts. (Reading the keyword hits' vectors on
+    # the worker too, during the k-NN search, gained nothing measurable on 2 cores.)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        embedding: Future[npt.NDArray[np.float32]] | None = None
         if mode != "keyword" and semantic_ok:
             assert retrieval.embedder is not None
             embedding = pool.submit(embed_query, retrieval.embedder, query)
-        kw_hits = keyword.search(con, stems, filters, want) if mode != "semantic" or not semantic_ok else []
+        retrieval.postings.refresh(con, retrieval.events.refresh(con))
+        kw_hits, facts = keyword_part() if mode != "semantic" or not semantic_ok else ([], {})
         if embedding is not None:
             assert retrieval.index is not None
             try:
@@ -115,15 +126,16 @@ def search(
                 degraded = f"Semantic search failed ({type(exc).__name__}); keyword results only."
                 vector = None
                 if not kw_hits:
-                    kw_hits = keyword.search(con, stems, filters, want)
+                    kw_hits, facts = keyword_part()
     kw = {i: score for i, score, _ in kw_hits}
-    window = find_window(query)
-    facts = retrieval.events.candidates(list(set(kw) | set(sem)), filters)
+    # the facts of every keyword and semantic hit: the semantic-only ones join those gathered above
+    facts.update(retrieval.events.candidates([i for i in sem if i not in kw], filters))
     if vector is not None and retrieval.index is not None and mode == "hybrid":
         # keyword hits outside the semantic top are scored by their own cosine, not 0 (neighbours are
         # not: they cost as much again and gained nothing measurable on LoCoMo)
         missing = [i for i in kw if i in facts and i not in sem]
         sem.update(event_similarities(retrieval.index, retrieval.events, vector, missing))
+    window = find_window(query)
     fused = fuse(
         kw, sem, facts, coverage={i: c for i, _, c in kw_hits}, window=window, scope=scope, weights=retrieval.weights
     )

@@ -59,6 +59,10 @@ def event_similarities(
     positions = events.positions(event_ids)
     labels, owners = events.labels_of(positions[positions >= 0])
     similar = index.similarities(vector, labels.tolist())
-    held = np.asarray([int(label) in similar for label in labels], dtype=bool)
-    scores = np.asarray([similar.get(int(label), 0.0) for label in labels], dtype=np.float64)
-    return dict(_best_per_event(events, owners[held], scores[held], None))
+    if not similar:
+        return {}
+    held = np.fromiter(similar, dtype=np.int64, count=len(similar))  # the labels the index returned
+    scores = np.fromiter(similar.values(), dtype=np.float64, count=len(similar))
+    order = np.argsort(labels, kind="stable")  # labels are distinct: each has one owner
+    owner_of_held = owners[order][np.searchsorted(labels[order], held)]
+    return dict(_best_per_event(events, owner_of_held, scores, None))

@@ -9,6 +9,10 @@ keep our own postings in two tables, tokenised and stemmed in SQL with the FTS e
   new event is searchable the moment it is committed;
 * ``kw_main`` holds everything older, sorted by term, so that DuckDB's zone maps let a query read only
   the row groups of its terms. ``merge`` folds the delta into it (after an import, or when it grows).
+
+:func:`search` scores in SQL and is the reference: the service searches the same postings loaded into
+memory (:mod:`claude_memory.store.postings`, 1-3 ms instead of 16-23 ms per query at 100k events), which
+must rank exactly as it does (``tests/integration/test_postings_memory.py``).
 """
 
 from __future__ import annotations

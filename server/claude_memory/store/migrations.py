@@ -140,4 +140,17 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         INSERT INTO embed_queue SELECT id, 0, NULL, NULL FROM events;
         """,
     ),
+    (
+        "0006_session_end",
+        """
+        -- Written when Claude Code ends a session (SessionEnd hook): a rule-based summary (no LLM) that
+        -- the next session of the project is shown. Derived from the events, so rebuilt on demand.
+        CREATE TABLE session_ends (
+            session_id    VARCHAR PRIMARY KEY,
+            ended_at      TIMESTAMP NOT NULL,
+            reason        VARCHAR,
+            summary       VARCHAR NOT NULL
+        );
+        """,
+    ),
 )

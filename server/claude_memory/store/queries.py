@@ -66,6 +66,7 @@ class StoredEvent:
             "project": self.project,
             "agent_id": self.agent_id,
             "tool_name": self.tool_name,
+            "tool_use_id": self.tool_use_id,
             "files": self.files,
             "text": self.text if text is None else text,
             "source": self.source(),

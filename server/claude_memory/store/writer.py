@@ -255,6 +255,13 @@ class EventWriter:
             return keyword.merge(self.con)
         return 0
 
+    def end_session(self, session_id: str, reason: str | None, summary: str) -> None:
+        """Record (or replace) the rule-based summary written when Claude Code ends a session."""
+        self.con.execute(
+            "INSERT OR REPLACE INTO session_ends (session_id, ended_at, reason, summary) VALUES (?, ?, ?, ?)",
+            [session_id, utc_now(), reason, summary],
+        )
+
     def forget(self, ids_sql: str, params: Sequence[object]) -> tuple[int, list[int]]:
         """Delete the events selected by ``ids_sql`` (a SELECT of ids) from the store, the keyword index
         and the vectors, leaving a content-free tombstone per event so a re-import does not bring them
@@ -272,6 +279,11 @@ class EventWriter:
                 [now],
             )
             con.execute("DELETE FROM embed_queue WHERE event_id IN (SELECT id FROM doomed)")
+            # A session summary quotes its prompts: it goes with any forgotten event of its session.
+            con.execute(
+                "DELETE FROM session_ends WHERE session_id IN "
+                "(SELECT DISTINCT e.session_id FROM doomed d JOIN events e ON e.id = d.id)"
+            )
             labels = [
                 int(r[0])
                 for r in con.execute("SELECT label FROM chunks WHERE event_id IN (SELECT id FROM doomed)").fetchall()

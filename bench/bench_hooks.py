@@ -1,0 +1,138 @@
+"""Hook latency: process start to JSON on stdout, with 100,000 events in the store.
+
+    export CLAUDE_MEMORY_MODEL_PATH=../shared/models/all-MiniLM-L6-v2-onnx
+    .venv/bin/python bench/bench_hooks.py [--prompts 200] [--captures 100]
+
+Runs the plugin's real hook command (hooks/claude-memory-hook: sh launcher, then ``python -S`` with the
+stdlib-only client) as Claude Code does, one process per hook, against a warm memory service that owns
+a copy of bench_hybrid.py's embedded 100k store (bench/out/store-100000-seed1-embedded; build it first).
+UserPromptSubmit payloads carry prompts made of 1-3 corpus words or 4-9-word phrases of stored events,
+with the cwd of a project in the store, so the service searches that project (hybrid) and packs what
+is relevant. Capture hooks (PostToolUse) append to the spool and nudge the service. Printed beside the
+bare interpreter's start (``python -S -c pass`` and ``python -c pass``). Budgets: UserPromptSubmit
+p50 <= 50 ms and p95 <= 150 ms; capture p50 <= 40 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from claude_memory.client import ServiceClient
+from claude_memory.service.memory import Memory
+from common import BENCH, OUT, machine, percentile
+
+HOOK = BENCH.parent / "hooks" / "claude-memory-hook"
+
+
+def timed(args: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, bytes]:
+    started = time.perf_counter()
+    done = subprocess.run(args, input=stdin, env=env, capture_output=True, check=False)
+    return (time.perf_counter() - started) * 1000, done.stdout
+
+
+def prompts(store: Path, count: int, rng: random.Random) -> list[tuple[str, str]]:
+    """(prompt, project) pairs from the store's own text."""
+    with Memory(store, read_only=True) as memory:
+        rows = memory.con.execute(
+            "SELECT text, project FROM events WHERE project IS NOT NULL USING SAMPLE 3000 ROWS (reservoir, 11)"
+        ).fetchall()
+    out: list[tuple[str, str]] = []
+    for i in range(count):
+        text, project = rng.choice(rows)
+        words = re.findall(r"[A-Za-z][A-Za-z_']+", text)
+        if not words:
+            continue
+        if i % 2 and len(words) > 9:
+            start = rng.randrange(len(words) - 9)
+            out.append((" ".join(words[start : start + rng.randint(4, 9)]), project))
+        else:
+            out.append((" ".join(rng.sample(words, min(len(words), rng.randint(1, 3)))), project))
+    return out
+
+
+def summary(name: str, values: list[float]) -> dict[str, Any]:
+    return {"hook": name, "n": len(values), "p50_ms": round(percentile(values, 50), 1),
+            "p95_ms": round(percentile(values, 95), 1), "max_ms": round(max(values), 1)}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--store", type=Path, default=OUT / "store-100000-seed1-embedded")
+    parser.add_argument("--prompts", type=int, default=200)
+    parser.add_argument("--captures", type=int, default=100)
+    args = parser.parse_args()
+    if not (args.store / "memory.duckdb").exists():
+        sys.exit(f"No store at {args.store}: build it with bench/bench_hybrid.py --build-only first.")
+    rng = random.Random(5)
+    work = Path(tempfile.mkdtemp(prefix="bench-hooks-"))
+    data, home = work / "data", work / "claude"
+    (home / "projects").mkdir(parents=True)
+    shutil.copytree(args.store, data, ignore=shutil.ignore_patterns("service.*", "spool", "logs"))
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
+    env |= {"CLAUDE_MEMORY_HOME": str(data), "CLAUDE_MEMORY_PYTHON": sys.executable}
+    asks = prompts(data, args.prompts + 10, rng)  # before the service owns the store
+    service = subprocess.Popen(
+        [sys.executable, "-m", "claude_memory", "serve", "--claude-home", str(home), "--no-watch", "--quiet"], env=env
+    )
+    try:
+        client = ServiceClient(data, timeout=120)
+        if not client.ensure_running(wait=120):
+            sys.exit("The memory service did not start.")
+        events = client.call("status")["store"]["events"]
+        for prompt, project in asks[:10]:  # warm-up: model, index, caches
+            client.call("context", {"payload": {"hook_event_name": "UserPromptSubmit", "session_id": "warm",
+                                                "cwd": project, "prompt": prompt}})  # fmt: skip
+        bare_s = [timed([sys.executable, "-S", "-c", "pass"], b"", env)[0] for _ in range(50)]
+        bare = [timed([sys.executable, "-c", "pass"], b"", env)[0] for _ in range(50)]
+        prompt_ms: list[float] = []
+        injected = 0
+        for i, (prompt, project) in enumerate(asks[10:]):
+            payload = {"session_id": f"bench-{i}", "transcript_path": "", "cwd": project,
+                       "hook_event_name": "UserPromptSubmit", "prompt": prompt}  # fmt: skip
+            ms, out = timed([str(HOOK), "UserPromptSubmit"], json.dumps(payload).encode(), env)
+            prompt_ms.append(ms)
+            injected += out.startswith(b'{"hookSpecificOutput"')
+        capture_ms: list[float] = []
+        for i in range(args.captures):
+            payload = {"session_id": "bench-capture", "cwd": "/tmp", "hook_event_name": "PostToolUse",
+                       "tool_name": "Bash", "tool_input": {"command": f"echo {i}"},
+                       "tool_response": {"stdout": str(i), "stderr": ""},
+                       "tool_use_id": f"toolu_bench_{i}"}  # fmt: skip
+            capture_ms.append(timed([str(HOOK), "PostToolUse"], json.dumps(payload).encode(), env)[0])
+        rss_mb = client.call("status")["service"]["peak_rss_mb"]
+        rows = [
+            summary("python -S -c pass (bare interpreter, no site)", bare_s),
+            summary("python -c pass (bare interpreter)", bare),
+            summary("UserPromptSubmit (search + pack + inject)", prompt_ms),
+            summary("PostToolUse (spool + nudge)", capture_ms),
+        ]
+        result = {"machine": machine(), "events": events, "injected": injected, "prompts": len(prompt_ms),
+                  "service_peak_rss_mb": rss_mb, "results": rows}  # fmt: skip
+        print(json.dumps(result, indent=2))
+        print(f"\n{events:,} events in the store; {injected} of {len(prompt_ms)} prompts got context")
+        print(f"{'hook':<48} {'p50':>8} {'p95':>8} {'max':>8}")
+        for row in rows:
+            print(f"{row['hook']:<48} {row['p50_ms']:>6.1f}ms {row['p95_ms']:>6.1f}ms {row['max_ms']:>6.1f}ms")
+        print(f"service peak RSS: {rss_mb} MB")
+        client.call("shutdown")
+        service.wait(timeout=120)
+    finally:
+        if service.poll() is None:
+            service.terminate()
+            service.wait(timeout=60)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+import { SERVER_COMMANDS, ServerCommand } from "./serverCommands";
+import type {
+  DetailsItem, FileHistoryArgs, FileHistoryResult, ForgetArgs, ForgetResult, HistoryEvent, ImportArgs, JsonObject,
+  SearchArgs, SearchResult, SessionInfo, SessionsArgs, ShowArgs, StatusArgs, StatusResult, TimelineArgs, TimelineResult,
+} from "./types";
+
+/** Sends one `workspace/executeCommand` request with ONE object argument; resolves to the JSON result. */
+export type Requester = (command: ServerCommand, arg: object, workDoneToken?: string) => Promise<unknown>;
+
+/** Typed face of the language server's memory commands: one method per server command. */
+export class MemoryApi {
+  constructor(private readonly request: Requester) {}
+
+  async search(args: SearchArgs): Promise<SearchResult> {
+    const r = (await this.request(SERVER_COMMANDS.search, args)) as Partial<SearchResult> | null;
+    return { results: Array.isArray(r?.results) ? r.results : [], meta: r?.meta ?? {} };
+  }
+
+  async show(args: ShowArgs): Promise<DetailsItem | undefined> {
+    return unwrapDetails(await this.request(SERVER_COMMANDS.show, args));
+  }
+
+  /** Around `refs`: windows of events. For a `session`: its events (newest first from the server), put
+   * in session order as one window. */
+  async timeline(args: TimelineArgs): Promise<TimelineResult> {
+    const r = await this.request(SERVER_COMMANDS.timeline, args);
+    if (Array.isArray(r)) return sessionWindow(r as HistoryEvent[], args.session);
+    const t = (r ?? {}) as Partial<TimelineResult>;
+    return { ...t, windows: Array.isArray(t.windows) ? t.windows : [], missing: t.missing ?? [] };
+  }
+
+  async forget(args: ForgetArgs): Promise<ForgetResult> {
+    return ((await this.request(SERVER_COMMANDS.forget, args)) ?? {}) as ForgetResult;
+  }
+
+  async stats(): Promise<JsonObject> {
+    return ((await this.request(SERVER_COMMANDS.stats, {})) ?? {}) as JsonObject;
+  }
+
+  async import(args: ImportArgs, workDoneToken?: string): Promise<JsonObject> {
+    return ((await this.request(SERVER_COMMANDS.import, args, workDoneToken)) ?? {}) as JsonObject;
+  }
+
+  async status(args: StatusArgs = {}): Promise<StatusResult> {
+    return ((await this.request(SERVER_COMMANDS.status, args)) ?? {}) as StatusResult;
+  }
+
+  async sessions(args: SessionsArgs): Promise<SessionInfo[]> {
+    const r = await this.request(SERVER_COMMANDS.sessions, args);
+    if (Array.isArray(r)) return r as SessionInfo[];
+    const wrapped = (r as { sessions?: unknown } | null)?.sessions;
+    return Array.isArray(wrapped) ? (wrapped as SessionInfo[]) : [];
+  }
+
+  async fileHistory(args: FileHistoryArgs): Promise<FileHistoryResult> {
+    return fileHistoryResult(await this.request(SERVER_COMMANDS.fileHistory, args));
+  }
+}
+
+/** `{path, symbol, events: [...]}` (a bare list of events is accepted too). */
+export function fileHistoryResult(r: unknown): FileHistoryResult {
+  if (Array.isArray(r)) return { events: r as HistoryEvent[] };
+  const o = (r ?? {}) as Partial<FileHistoryResult>;
+  return { ...o, events: Array.isArray(o.events) ? o.events : [] };
+}
+
+/** A session's stored events as one timeline window, oldest first. */
+export function sessionWindow(events: HistoryEvent[], session?: string): TimelineResult {
+  const ordered = [...events].reverse().sort((a, b) => (a.timestamp ?? "").localeCompare(b.timestamp ?? ""));
+  return {
+    windows: [{
+      session_id: session ?? ordered[0]?.session_id,
+      project: ordered[0]?.project ?? null,
+      events: ordered.map((e, i) => ({
+        id: e.id, citation: e.citation, type: e.type, timestamp: e.timestamp, session_id: e.session_id,
+        position: i + 1, preview: (e.text ?? "").replace(/\s+/g, " ").trim().slice(0, 300),
+      })),
+    }],
+    missing: [],
+  };
+}
+
+/** `show` answers one details item; accept the service's `{details: [item], missing}` wrapper too. */
+export function unwrapDetails(r: unknown): DetailsItem | undefined {
+  if (!r || typeof r !== "object") return undefined;
+  const wrapped = (r as { details?: unknown }).details;
+  if (Array.isArray(wrapped)) return wrapped[0] as DetailsItem | undefined;
+  return (r as DetailsItem).citation ? (r as DetailsItem) : undefined;
+}

@@ -1,0 +1,208 @@
+import * as vscode from "vscode";
+import { MemoryApi } from "./api";
+import { readSettings } from "./config";
+import { docUri, MemoryDocuments } from "./documents";
+import { citationAt, forgetPrompt, importSummary, normalizeCitation, renderFileHistory, searchPickItems, SearchPickItem } from "./render";
+import { StatusBar, REFRESH_STATUS_COMMAND } from "./status";
+import { OPEN_EVENT_COMMAND, SessionsTree } from "./tree";
+import type { DetailsItem } from "./types";
+
+/** The extension's own VS Code commands. They must differ from the server's command names, which
+ * vscode-languageclient registers itself when the server advertises them. */
+export const COMMANDS = {
+  search: "claudeMemory.searchMemory",
+  timeline: "claudeMemory.showTimeline",
+  openCitation: "claudeMemory.openCitation",
+  forget: "claudeMemory.forgetMemory",
+  import: "claudeMemory.importHistory",
+  stats: "claudeMemory.showStats",
+  fileHistory: "claudeMemory.showFileHistory",
+  refreshSessions: "claudeMemory.refreshSessions",
+  refreshStatus: REFRESH_STATUS_COMMAND,
+  restartServer: "claudeMemory.restartServer",
+  openEvent: OPEN_EVENT_COMMAND,
+} as const;
+
+export interface WorkDoneValue { kind: "begin" | "report" | "end"; title?: string; message?: string; percentage?: number }
+
+export interface Deps {
+  api: () => MemoryApi;
+  docs: MemoryDocuments;
+  tree: SessionsTree;
+  status: StatusBar;
+  /** Listen to `$/progress` for a work-done token. */
+  onWorkDone: (token: string, listener: (v: WorkDoneValue) => void) => vscode.Disposable;
+  restart: () => Promise<void>;
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** A citation from a command argument (string, tree node, search item), or undefined. */
+export function citationFromArg(arg: unknown): string | undefined {
+  if (typeof arg === "string") return normalizeCitation(arg);
+  if (arg && typeof arg === "object") {
+    const o = arg as { citation?: unknown; event?: { citation?: unknown } };
+    if (typeof o.citation === "string") return normalizeCitation(o.citation);
+    if (o.event && typeof o.event.citation === "string") return normalizeCitation(o.event.citation);
+  }
+  return undefined;
+}
+
+/** The citation under the cursor (or in the selection) of the active editor. */
+export function citationAtCursor(): string | undefined {
+  const ed = vscode.window.activeTextEditor;
+  if (!ed) return undefined;
+  const sel = ed.selection;
+  if (sel && !sel.isEmpty) {
+    const c = normalizeCitation(ed.document.getText(sel));
+    if (c) return c;
+  }
+  const pos = sel?.active;
+  return pos ? citationAt(ed.document.lineAt(pos.line).text, pos.character) : undefined;
+}
+
+async function askCitation(arg: unknown, prompt: string): Promise<string | undefined> {
+  const given = citationFromArg(arg);
+  if (given) return given;
+  const value = await vscode.window.showInputBox({
+    title: "Claude Memory",
+    prompt,
+    placeHolder: "mem:AbC123",
+    value: citationAtCursor() ?? "",
+    validateInput: v => (normalizeCitation(v) ? undefined : "A citation looks like mem:AbC123"),
+  });
+  return value === undefined ? undefined : normalizeCitation(value);
+}
+
+export function registerCommands(deps: Deps): vscode.Disposable[] {
+  const { docs, tree, status } = deps;
+  const guarded = (id: string, fn: (...args: unknown[]) => Promise<unknown>) =>
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`Claude Memory: ${message(e)}`);
+        return undefined;
+      }
+    });
+
+  return [
+    guarded(COMMANDS.search, async (arg?: unknown) => {
+      const s = readSettings();
+      const ed = vscode.window.activeTextEditor;
+      const selected = ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection).trim() : "";
+      const query = typeof arg === "string" && arg ? arg : await vscode.window.showInputBox({
+        title: "Search Memory", prompt: "Search everything Claude Code sessions did and said", value: selected.slice(0, 200),
+      });
+      if (!query || !query.trim()) return undefined;
+      const result = await deps.api().search({ query: query.trim(), limit: s.searchLimit, mode: s.searchMode });
+      const items = searchPickItems(result);
+      if (!items.length) {
+        void vscode.window.showInformationMessage(`No memories match "${query.trim()}".`);
+        return undefined;
+      }
+      const degraded = typeof result.meta?.degraded === "string" ? " (keyword only)" : "";
+      const picked = await vscode.window.showQuickPick<SearchPickItem>(items, {
+        title: `Claude Memory: ${items.length} results for "${query.trim()}"${degraded}`,
+        placeHolder: "Pick a memory to open its details",
+        matchOnDescription: true,
+        matchOnDetail: true,
+      });
+      if (picked) await docs.open(docUri.details(picked.citation));
+      return picked?.citation;
+    }),
+
+    guarded(COMMANDS.openCitation, async (arg?: unknown) => {
+      const c = await askCitation(arg, "Open which memory?");
+      if (c) await docs.open(docUri.details(c));
+      return c;
+    }),
+
+    guarded(COMMANDS.openEvent, async (arg?: unknown) => {
+      const c = citationFromArg(arg);
+      if (c) await docs.open(docUri.details(c));
+      return c;
+    }),
+
+    guarded(COMMANDS.timeline, async (arg?: unknown) => {
+      const c = await askCitation(arg, "Show the timeline around which memory?");
+      if (!c) return undefined;
+      const w = readSettings().timelineWindow;
+      await docs.open(docUri.timeline(c, w, w));
+      return c;
+    }),
+
+    guarded(COMMANDS.forget, async (arg?: unknown) => {
+      const c = await askCitation(arg, "Forget which memory?");
+      if (!c) return undefined;
+      let d: DetailsItem | undefined;
+      try {
+        d = await deps.api().show({ ref: c });
+      } catch {
+        d = undefined;
+      }
+      const answer = await vscode.window.showWarningMessage(forgetPrompt(c, d), { modal: true }, "Forget");
+      if (answer !== "Forget") return undefined;
+      const r = await deps.api().forget({ refs: [c] });
+      const n = r.forgotten ?? 0;
+      void vscode.window.showInformationMessage(n ? `Forgot ${c}.` : `Nothing forgotten: ${c} was not found.`);
+      tree.refresh();
+      void status.refresh();
+      return r;
+    }),
+
+    guarded(COMMANDS.import, async () => {
+      const report = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: "Importing Claude Code history", cancellable: false },
+        async progress => {
+          const token = `claude-memory-import-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+          let last = 0;
+          const sub = deps.onWorkDone(token, v => {
+            const pct = typeof v.percentage === "number" ? v.percentage : undefined;
+            progress.report({ message: v.message ?? v.title, increment: pct !== undefined && pct > last ? pct - last : undefined });
+            if (pct !== undefined) last = Math.max(last, pct);
+          });
+          try {
+            return await deps.api().import({}, token);
+          } finally {
+            sub.dispose();
+          }
+        });
+      void vscode.window.showInformationMessage(importSummary(report));
+      tree.refresh();
+      void status.refresh();
+      return report;
+    }),
+
+    guarded(COMMANDS.stats, async () => {
+      await docs.open(docUri.stats());
+      void status.refresh();
+    }),
+
+    guarded(COMMANDS.fileHistory, async (arg?: unknown) => {
+      const ed = vscode.window.activeTextEditor;
+      const uri = arg instanceof vscode.Uri ? arg : ed?.document.uri;
+      if (!uri || uri.scheme !== "file") {
+        void vscode.window.showInformationMessage("Open a file first.");
+        return undefined;
+      }
+      // a selected identifier narrows the history to that symbol
+      const sel = ed && ed.document.uri.toString() === uri.toString() && !ed.selection.isEmpty ? ed.document.getText(ed.selection).trim() : "";
+      const symbol = /^[\w.$]{1,200}$/.test(sel) ? sel : undefined;
+      const history = await deps.api().fileHistory(symbol ? { path: uri.fsPath, symbol } : { path: uri.fsPath });
+      const base = uri.fsPath.split(/[\\/]/).pop() ?? uri.fsPath;
+      await docs.open(docs.setResult(`history-${base}`, renderFileHistory(history, uri.fsPath, symbol)));
+      return history;
+    }),
+
+    guarded(COMMANDS.refreshSessions, async () => tree.refresh()),
+    guarded(COMMANDS.refreshStatus, async () => status.refresh()),
+    guarded(COMMANDS.restartServer, async () => {
+      await deps.restart();
+      tree.refresh();
+      return status.refresh();
+    }),
+  ];
+}

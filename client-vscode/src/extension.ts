@@ -1,0 +1,119 @@
+import * as vscode from "vscode";
+import { LanguageClient } from "vscode-languageclient/node";
+import { MemoryApi } from "./api";
+import { createClient, onWorkDone, requester } from "./client";
+import { registerCommands } from "./commands";
+import { readSettings, SECTION } from "./config";
+import { MemoryDocuments, SCHEME } from "./documents";
+import { StatusBar } from "./status";
+import { SessionsTree } from "./tree";
+
+export const SESSIONS_VIEW = "claudeMemory.sessionsView";
+
+/** Everything the extension holds while active (state on an object, not in module globals). */
+export class MemoryExtension implements vscode.Disposable {
+  readonly output = vscode.window.createOutputChannel("Claude Memory", { log: true });
+  readonly api: MemoryApi;
+  readonly docs: MemoryDocuments;
+  readonly tree: SessionsTree;
+  readonly status: StatusBar;
+  private client: LanguageClient | undefined;
+  private starting: Promise<LanguageClient> | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private failureShown = false;
+
+  constructor() {
+    this.api = new MemoryApi(requester(() => this.ready()));
+    this.docs = new MemoryDocuments(() => this.api);
+    this.tree = new SessionsTree(() => this.api, () => ({ limit: readSettings().sessionsLimit, eventsLimit: 200 }));
+    this.status = new StatusBar(() => this.api);
+  }
+
+  activate(context: vscode.ExtensionContext): void {
+    this.disposables.push(
+      this.output,
+      this.docs,
+      this.status,
+      vscode.workspace.registerTextDocumentContentProvider(SCHEME, this.docs),
+      vscode.window.createTreeView(SESSIONS_VIEW, { treeDataProvider: this.tree, showCollapseAll: true }),
+      ...registerCommands({
+        api: () => this.api,
+        docs: this.docs,
+        tree: this.tree,
+        status: this.status,
+        onWorkDone: (token, listener) => {
+          if (!this.client) return { dispose() {} };
+          return onWorkDone(this.client, token, listener);
+        },
+        restart: () => this.restart(),
+      }),
+      vscode.workspace.onDidChangeConfiguration(e => {
+        if (e.affectsConfiguration(`${SECTION}.status.refreshSeconds`)) this.status.schedule(readSettings().statusRefreshSeconds);
+        if (e.affectsConfiguration(`${SECTION}.allProjects`)) this.tree.refresh();
+        if (e.affectsConfiguration(`${SECTION}.server`) || e.affectsConfiguration(`${SECTION}.dataDir`)) {
+          void vscode.window.showInformationMessage("Claude Memory: restart the language server to use the new settings?", "Restart")
+            .then(a => (a === "Restart" ? vscode.commands.executeCommand("claudeMemory.restartServer") : undefined));
+        }
+      }),
+    );
+    context.subscriptions.push(this);
+    this.status.schedule(readSettings().statusRefreshSeconds);
+    void this.ready().then(() => { void this.status.refresh(); this.tree.refresh(); }, () => undefined);
+  }
+
+  /** The started language client (started once, on first need). */
+  ready(): Promise<LanguageClient> {
+    if (!this.starting) {
+      const client = createClient(this.output, { showResult: (name, md) => this.docs.open(this.docs.setResult(name, md)) });
+      this.client = client;
+      this.starting = client.start().then(() => client, e => {
+        const s = readSettings().server;
+        const how = s.pythonPath ? `${s.pythonPath} -m claude_memory ${s.args.join(" ")}` : `${s.command} ${s.args.join(" ")}`;
+        this.output.error(`Could not start the language server (${how}): ${e instanceof Error ? e.message : String(e)}`);
+        if (!this.failureShown) {
+          this.failureShown = true;
+          void vscode.window.showErrorMessage(`Claude Memory: could not start "${how}". Check the claudeMemory.server settings.`);
+        }
+        this.starting = undefined;
+        this.client = undefined;
+        throw e;
+      });
+    }
+    return this.starting;
+  }
+
+  async restart(): Promise<void> {
+    this.failureShown = false;
+    const old = this.client;
+    this.client = undefined;
+    this.starting = undefined;
+    if (old) await old.stop().catch(() => undefined);
+    await this.ready();
+  }
+
+  async stop(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    this.starting = undefined;
+    if (c) await c.stop().catch(() => undefined);
+  }
+
+  dispose(): void {
+    void this.stop();
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+let current: MemoryExtension | undefined;
+
+export function activate(context: vscode.ExtensionContext): MemoryExtension {
+  current = new MemoryExtension();
+  current.activate(context);
+  return current;
+}
+
+export async function deactivate(): Promise<void> {
+  const ext = current;
+  current = undefined;
+  await ext?.stop();
+}

@@ -1,0 +1,126 @@
+// Shapes of the language server's command arguments and results (see docs/service-api.md).
+// Results are read defensively: every field the extension does not strictly need is optional.
+
+export type SearchMode = "hybrid" | "keyword" | "semantic";
+
+// Argument objects, as `claude_memory.lsp.protocol` validates them (unknown keys are refused; camelCase).
+// Without `project`, searches and session lists are scoped by the server: the workspace's project, or
+// every project with the `claudeMemory.allProjects` setting (or `allProjects: true` here).
+export interface SearchArgs { query: string; limit?: number; mode?: SearchMode; project?: string; allProjects?: boolean }
+export interface ShowArgs { ref: string }
+/** Either `refs` (the events around them) or `session` (that session's events). */
+export interface TimelineArgs { refs?: string[]; session?: string; before?: number; after?: number; limit?: number }
+/** The confirmation is the client's (a modal dialog); the server forgets what it is asked to. */
+export interface ForgetArgs { refs: string[]; dryRun?: boolean }
+export interface ImportArgs { project?: string }
+/** `start: false` reports a stopped service as stopped instead of starting it. */
+export interface StatusArgs { start?: boolean }
+export interface SessionsArgs { project?: string; allProjects?: boolean; limit?: number }
+export interface FileHistoryArgs { path?: string; uri?: string; symbol?: string; limit?: number }
+
+/** One layer-1 hit (`index` result). */
+export interface SearchHit {
+  rank?: number;
+  id?: number | string;
+  citation: string;
+  summary?: string;
+  score?: number;
+  confidence?: string;
+  type?: string;
+  timestamp?: string;
+  session_id?: string;
+  project?: string | null;
+  tokens?: number;
+  /** Present when the server sends the full search shape instead of the index one. */
+  text?: string;
+  snippet?: string;
+}
+
+export interface SearchResult { results: SearchHit[]; meta?: Record<string, unknown> & { degraded?: string | null } }
+
+export interface SourceRef {
+  path?: string;
+  line_start?: number;
+  line_end?: number;
+  byte_start?: number;
+  byte_end?: number;
+  uuid?: string;
+}
+
+/** An event in a timeline window, or a neighbour in a details item. */
+export interface TimelineEvent {
+  id?: number | string;
+  citation: string;
+  type?: string;
+  timestamp?: string;
+  session_id?: string;
+  position?: number;
+  preview?: string;
+  is_target?: boolean;
+}
+
+export interface DetailsItem {
+  id?: number | string;
+  citation: string;
+  type?: string;
+  timestamp?: string;
+  session_id?: string;
+  project?: string | null;
+  agent_id?: string | null;
+  tool_name?: string | null;
+  files?: string[];
+  content?: string;
+  text?: string;
+  source?: SourceRef | null;
+  tokens?: number;
+  citation_uses?: number;
+  neighbours?: TimelineEvent[];
+}
+
+/** A stored event as `history` answers it (a session's events: `claudeMemory.timeline {session}`). */
+export interface HistoryEvent {
+  id?: number | string;
+  citation: string;
+  type?: string;
+  timestamp?: string;
+  session_id?: string;
+  project?: string | null;
+  text?: string;
+  files?: string[];
+}
+
+export interface FileHistoryResult { path?: string; symbol?: string | null; project?: string | null; file_events?: number; events: HistoryEvent[] }
+
+export interface TimelineWindow { session_id?: string; project?: string | null; events: TimelineEvent[] }
+export interface TimelineResult { windows: TimelineWindow[]; targets?: string[]; missing?: string[]; tokens?: number }
+
+export interface SessionInfo {
+  session_id: string;
+  project?: string | null;
+  title?: string | null;
+  git_branch?: string | null;
+  first_ts?: string | null;
+  last_ts?: string | null;
+  events?: number;
+  prompts?: number;
+  subagents?: number;
+}
+
+export interface ForgetResult { matching?: number; forgotten?: number }
+
+export interface StatusResult {
+  running?: boolean;
+  language_server?: {
+    version?: string;
+    data_dir?: string;
+    workspace?: { folder?: string; project?: string | null }[];
+    settings?: { allProjects?: boolean } & Record<string, unknown>;
+  } | null;
+  service?: { version?: string; pid?: number; data_dir?: string; uptime_seconds?: number; queued_tasks?: number } | null;
+  store?: { events?: number } | null;
+  embedding?: { model?: string; available?: boolean; reason?: string | null; pending?: number; failed?: number; vectors?: number } | null;
+  warnings?: string[];
+  error?: string | null;
+}
+
+export type JsonObject = Record<string, unknown>;

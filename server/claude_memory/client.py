@@ -1,0 +1,254 @@
+"""The client side of the memory service's socket API (see docs/service-api.md). Standard library only,
+so that the hook client, which imports it for every prompt, starts in milliseconds.
+
+One request is one JSON object on one line: ``{"id": 1, "method": "search", "params": {...}}``; the
+answer is one line too: ``{"id": 1, "result": {...}}`` or ``{"id": 1, "error": {"code": ..., "message":
+...}}``. A connection may carry any number of requests, one after another.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from claude_memory.core.paths import RuntimePaths, default_data_dir, lock_held
+
+PROTOCOL_VERSION = 1
+MAX_LINE = 64 << 20  # a response line; search results are bounded far below this
+
+
+class ServiceUnavailable(Exception):
+    """No memory service answers on the data directory's socket (not running, starting, or dead)."""
+
+
+class ServiceTimeout(ServiceUnavailable):
+    """The service took the request but did not answer in time (it is busy, not gone)."""
+
+
+class ServiceError(Exception):
+    """The service answered with an error: ``code`` is machine-readable, the message one plain sentence."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class ServiceClient:
+    """A connection to the memory service of one data directory, opened on first use."""
+
+    def __init__(self, data_dir: Path | None = None, *, timeout: float = 30.0) -> None:
+        self.paths = RuntimePaths(data_dir if data_dir is not None else default_data_dir())
+        self.timeout = timeout
+        self._sock: socket.socket | None = None
+        self._file: Any = None
+        self._next_id = 0
+
+    # ------------------------------------------------------------------ connection
+
+    def connect(self) -> None:
+        if self._sock is not None:
+            return
+        path = self.paths.socket
+        try:
+            st = os.lstat(path.parent)
+        except OSError as exc:
+            raise ServiceUnavailable(f"No memory service answers at {path}.") from exc
+        if st.st_uid != os.getuid() or st.st_mode & 0o022:
+            raise ServiceUnavailable(f"{path.parent} is not a private directory of this user; not connecting.")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            sock.connect(str(path))
+        except OSError as exc:
+            sock.close()
+            raise ServiceUnavailable(f"No memory service answers at {self.paths.socket}.") from exc
+        self._sock = sock
+        self._file = sock.makefile("rb")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        if self._sock is not None:
+            self._sock.close()
+        self._sock = self._file = None
+
+    def __enter__(self) -> ServiceClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ calls
+
+    def call(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        """Send one request and wait for its answer. Raises ServiceUnavailable when the service cannot be
+        reached or drops the connection, ServiceError when it answers with an error."""
+        import json  # here, not at the top: a capture hook never needs it (see notify)
+
+        self.connect()
+        assert self._sock is not None
+        self._next_id += 1
+        request = {"id": self._next_id, "v": PROTOCOL_VERSION, "method": method, "params": params or {}}
+        line = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        try:
+            self._sock.settimeout(timeout if timeout is not None else self.timeout)
+            self._sock.sendall(line)
+            answer = self._file.readline(MAX_LINE)
+        except TimeoutError as exc:
+            self.close()
+            raise ServiceTimeout(f"The memory service did not answer {method!r} in time.") from exc
+        except OSError as exc:
+            self.close()
+            raise ServiceUnavailable(f"The memory service did not answer {method!r}: {exc}.") from exc
+        if not answer:
+            self.close()
+            raise ServiceUnavailable(f"The memory service closed the connection during {method!r}.")
+        try:
+            response = json.loads(answer)
+        except ValueError as exc:
+            self.close()
+            raise ServiceUnavailable(f"The memory service sent a malformed answer to {method!r}.") from exc
+        error = response.get("error")
+        if error:
+            raise ServiceError(str(error.get("code", "error")), str(error.get("message", "The request failed.")))
+        return response.get("result")
+
+    def notify(self, method: str) -> None:
+        """Send a parameterless request and do not wait for its answer (the hooks' nudge: the service
+        answers into a closed connection, which it ignores). Raises ServiceUnavailable if it cannot be
+        sent."""
+        if not method.isidentifier():
+            raise ValueError(f"not a method name: {method!r}")
+        self.connect()
+        assert self._sock is not None
+        try:
+            self._sock.sendall(b'{"id":0,"v":%d,"method":"%s","params":{}}\n' % (PROTOCOL_VERSION, method.encode()))
+        except OSError as exc:
+            raise ServiceUnavailable(f"The memory service did not take {method!r}: {exc}.") from exc
+        finally:
+            self.close()
+
+    def ping(self, *, timeout: float | None = None) -> dict[str, Any]:
+        result = self.call("ping", timeout=timeout)
+        return result if isinstance(result, dict) else {}
+
+    # ------------------------------------------------------------------ start on demand
+
+    def ensure_running(self, *, wait: float = 10.0, python: str | None = None) -> bool:
+        """Connect, starting a detached service first if none answers. True once it answers; False if it
+        did not within ``wait`` seconds (it may still be starting: a later call can succeed)."""
+        try:
+            self.ping(timeout=min(self.timeout, 5.0))
+            return True
+        except ServiceUnavailable:
+            pass
+        start_service(self.paths.data_dir, python=python)
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                self.ping(timeout=max(0.05, min(2.0, deadline - time.monotonic())))
+                return True
+            except ServiceUnavailable:
+                pass
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+
+
+def start_or_explain(client: ServiceClient, wait: float) -> str | None:
+    """Make sure the client's service runs (starting it if needed): None when it answers, else one
+    sentence saying it is not running and could not be started, and where its log is."""
+    try:
+        if client.ensure_running(wait=wait):
+            return None
+    except OSError:
+        pass
+    data_dir = client.paths.data_dir
+    return (
+        f"The memory service for {data_dir} is not running and could not be started; "
+        f"see {client.paths.log_dir / 'service.log'}."
+    )
+
+
+def start_service(data_dir: Path, *, python: str | None = None, args: tuple[str, ...] = ()) -> None:
+    """Start ``claude-memory serve [args]`` for ``data_dir`` in the background, detached from the caller (own
+    session, no terminal, output to its log file). A second service for the same directory exits at once
+    (the lock file decides), so racing starters are harmless."""
+    import subprocess  # only here: the hook client rarely starts a service, and these imports cost
+    import threading
+
+    data_dir = data_dir.absolute()  # the child runs from /
+    paths = RuntimePaths(data_dir)
+    if lock_held(paths.lock):
+        return  # a service holds the directory (starting, or busy): starting another would only exit
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    paths.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    package_parent = str(Path(__file__).resolve().parents[1])  # importable even from a source tree
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
+    env.pop("PYTHONSAFEPATH", None)
+    log = open(paths.log_dir / "service-start.log", "ab")  # noqa: SIM115 - handed to the child
+    child = subprocess.Popen(
+        [python or sys.executable, "-m", "claude_memory", "--data-dir", str(data_dir), "serve", "--quiet", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=log,  # an interpreter that cannot even import the package says why here
+        start_new_session=True,
+        close_fds=True,
+        env=env,
+        cwd="/",
+    )
+    log.close()
+    # A long-lived caller (the MCP or language server) reaps the child when it exits; no zombie is left.
+    threading.Thread(target=child.wait, name="reap-memory-service", daemon=True).start()
+
+
+# ---------------------------------------------------------------------- spool (hook captures)
+
+
+def spool_append(paths: RuntimePaths, record: dict[str, Any]) -> None:
+    """Append one capture (``{"v": 1, "received_at": ..., "payload": {...}}``) to the spool."""
+    import json
+
+    spool_append_line(paths, json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+# What a spooled capture keeps of a hook payload: which transcript to read and where it stands, never
+# content (prompts, tool input and output, messages, summaries). The service reads the content from the
+# transcript, through the privacy filter, so no unfiltered text of a session reaches our disk.
+CAPTURE_FIELDS = (
+    "hook_event_name", "session_id", "transcript_path", "agent_transcript_path", "cwd", "source", "reason",
+    "trigger", "tool_use_id", "tool_name", "agent_id", "agent_type",
+)  # fmt: skip
+
+
+def spool_capture(paths: RuntimePaths, payload: dict[str, Any]) -> None:
+    """Spool a hook capture: the payload's :data:`CAPTURE_FIELDS` only."""
+    kept = {k: payload[k] for k in CAPTURE_FIELDS if isinstance(payload.get(k), str)}
+    spool_append(paths, {"v": 1, "received_at": round(time.time(), 3), "payload": kept})
+
+
+def spool_append_line(paths: RuntimePaths, record: bytes) -> None:
+    """Append one JSON record to the spool file, under the spool lock so a drain never splits a line.
+    The service drains it idempotently (captures carry dedupe keys), so a record written twice is
+    harmless."""
+    paths.spool_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    line = b"\n" + record + b"\n"  # the leading newline ends a line a failed write (disk full) left open
+    lock_fd = os.open(paths.spool_lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        fd = os.open(paths.spool, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            view = memoryview(line)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+        finally:
+            os.close(fd)
+    finally:
+        os.close(lock_fd)  # closing releases the lock

@@ -1,0 +1,142 @@
+"""What the hooks put in front of Claude: memories as factual statements with their citations, and the
+rule-based summary written when a session ends. Pure functions over plain records.
+
+Claude Code caps a hook's ``additionalContext`` at 10,000 characters (longer text is replaced by a file
+path and a preview), so everything here stays under :data:`MAX_CHARS` as well as the token budget; whole
+lines are dropped, never cut mid-way. Claude Code's docs ask for statements rather than instructions:
+text framed as system commands can trip prompt-injection defences.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from claude_memory.core import events as ev
+from claude_memory.core.disclosure import clip, estimate_tokens
+
+MAX_CHARS: Final = 9_000  # under Claude Code's 10,000-character cap, with room for its own wrapping
+HIGH_EXCERPT: Final = 700  # characters of a high-confidence memory
+SUGGESTED_EXCERPT: Final = 240
+
+_SAID: Final = {
+    ev.USER_PROMPT: "the user wrote",
+    ev.AGENT_RESPONSE: "Claude answered",
+    ev.TOOL_USE: "a tool call ran",
+    ev.COMPACT_SUMMARY: "a conversation summary said",
+    ev.SUBAGENT_PROMPT: "a subagent was asked",
+    ev.COMPACTION: "the conversation was compacted",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Recall:
+    """One memory offered to Claude."""
+
+    citation: str  # mem:AbC123
+    type: str
+    timestamp: str | None  # ISO-8601
+    session_id: str
+    text: str
+    confidence: str  # high | suggested
+
+
+def _line(recall: Recall) -> str:
+    day = (recall.timestamp or "")[:10] or "undated"
+    width = HIGH_EXCERPT if recall.confidence == "high" else SUGGESTED_EXCERPT
+    said = _SAID.get(recall.type, recall.type)
+    return f"- [{recall.citation}] {day}, session {recall.session_id[:8]}: {said}: {clip(recall.text, width)}\n"
+
+
+def _fit(header: str, lines: Sequence[str], footer: str, budget: int, max_chars: int) -> tuple[str, int]:
+    """Header, as many whole lines as fit, footer; empty when not one line fits. Returns (text, lines)."""
+    text = header
+    kept = 0
+    for line in lines:
+        candidate = text + line
+        if estimate_tokens(candidate + footer) > budget or len(candidate + footer) > max_chars:
+            continue  # a shorter line further down may still fit
+        text = candidate
+        kept += 1
+    return (text + footer, kept) if kept else ("", 0)
+
+
+def prompt_context(recalls: Sequence[Recall], budget: int, max_chars: int = MAX_CHARS) -> tuple[str, list[str]]:
+    """The UserPromptSubmit injection: the relevant memories, most relevant first, within ``budget``
+    tokens. Returns the text ('' when nothing fits) and the citations it includes."""
+    if not recalls:
+        return "", []
+    header = "Memories from earlier Claude Code sessions that match this prompt (claude-memory), best first:\n"
+    footer = (
+        "Each [mem:…] citation names a stored memory; the claude-memory MCP tools (search, timeline, "
+        "get_observations) show the events around it and its full text.\n"
+    )
+    lines = [_line(r) for r in recalls]
+    text, _ = _fit(header, lines, footer, budget, max_chars)
+    return text, [r.citation for r, line in zip(recalls, lines, strict=True) if line in text]
+
+
+def session_context(
+    project: str | None,
+    last_summary: str | None,
+    recent: Sequence[Recall],
+    budget: int,
+    max_chars: int = MAX_CHARS,
+) -> str:
+    """The SessionStart injection: the project's last session summary and its most recent memories."""
+    if not last_summary and not recent:
+        return ""
+    where = f"project {project}" if project else "this directory"
+    header = f"claude-memory has {where} in its records from earlier Claude Code sessions.\n"
+    if last_summary:
+        header += f"Last session: {clip(last_summary, 1500)}\n"
+    if estimate_tokens(header) > budget or len(header) > max_chars:
+        return ""
+    lines = [_line(r) for r in recent]
+    if not lines:
+        return header
+    text, kept = _fit(header + "Recent memories:\n", lines, "", budget, max_chars)
+    return text if kept else header
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFacts:
+    """What the store knows of a session, for its summary."""
+
+    title: str | None
+    project: str | None
+    first_ts: str | None
+    last_ts: str | None
+    prompts: tuple[str, ...]  # in order
+    counts: Counter[str]  # events by type
+    tools: Counter[str]  # tool calls by tool name
+    files: tuple[str, ...]  # most touched first
+
+
+def session_summary(facts: SessionFacts) -> str:
+    """A rule-based summary of a session: what was asked, which tools ran on which files. No LLM."""
+    c = facts.counts
+    parts = [
+        f"{c[ev.USER_PROMPT]} prompt{'s' if c[ev.USER_PROMPT] != 1 else ''}, "
+        f"{c[ev.AGENT_RESPONSE]} answer{'s' if c[ev.AGENT_RESPONSE] != 1 else ''}, "
+        f"{c[ev.TOOL_USE]} tool call{'s' if c[ev.TOOL_USE] != 1 else ''}"
+    ]
+    head = f"Session {facts.title!r}" if facts.title else "Session"
+    if facts.first_ts:
+        head += f" on {facts.first_ts[:10]}"
+        if facts.last_ts and facts.last_ts[:10] != facts.first_ts[:10]:
+            head += f" to {facts.last_ts[:10]}"
+    lines = [f"{head}: {parts[0]}."]
+    if facts.prompts:
+        asked = "; ".join(f'"{clip(p, 100)}"' for p in facts.prompts[:3])
+        more = f" and {len(facts.prompts) - 3} more" if len(facts.prompts) > 3 else ""
+        lines.append(f"Asked: {asked}{more}.")
+    if facts.tools:
+        lines.append("Tools: " + ", ".join(f"{name} ×{n}" for name, n in facts.tools.most_common(6)) + ".")
+    if facts.files:
+        lines.append("Files: " + ", ".join(facts.files[:6]) + ".")
+    if c[ev.COMPACTION]:
+        lines.append(f"Compacted {c[ev.COMPACTION]} time{'s' if c[ev.COMPACTION] != 1 else ''}.")
+    return " ".join(lines)

@@ -1,0 +1,286 @@
+"""The MCP face (``claude-memory mcp``): a stdio MCP server whose tools each translate their arguments into
+one call to the memory service and format the answer (:mod:`claude_memory.core.mcp_text`).
+
+The service is started (or attached to) on the first tool call, and again whenever it stopped in between,
+so the server survives a service restart. Nothing but the protocol goes to stdout; logs go to stderr.
+See docs/mcp.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
+
+from claude_memory import __version__
+from claude_memory.client import ServiceClient, ServiceError, ServiceUnavailable, start_or_explain
+from claude_memory.core import mcp_text
+from claude_memory.service.projects import git_root_or_self, normalise_project_arg
+
+log = logging.getLogger("claude_memory.mcp")
+
+SERVER_NAME: Final = "claude-memory"
+START_WAIT: Final = 30.0  # seconds for a service started on demand to answer
+CALL_TIMEOUT: Final = 120.0  # one request (a forget rewrites the store file)
+
+EventType = Literal["user_prompt", "agent_response", "tool_use", "compaction", "compact_summary", "subagent_prompt"]
+Mode = Literal["keyword", "semantic", "hybrid"]
+
+INSTRUCTIONS: Final = """\
+Long-term memory of past Claude Code sessions: the user's prompts, your answers and the tool calls, \
+captured from transcripts. Use it when earlier work matters (a past decision, a fix, a command that \
+worked, what the user prefers).
+
+Work from cheap to expensive, and never fetch everything:
+1. `search` first: one line per hit with its citation [mem:XXXXXX], score and confidence (high, \
+suggested, none). It searches the current project; all_projects=true searches every project.
+2. `timeline` around promising hits (pass their citations) to see what happened before and after.
+3. `get_observations` only for the ids you need in full (at most 20 per call).
+
+When an answer relies on a memory, cite it as [mem:XXXXXX]. `forget` removes memories for good: call it \
+only when the user asks, and it does nothing until called with confirm=true. `stats` says what the \
+store holds."""
+
+
+class ToolFailure(Exception):
+    """A tool cannot answer; the message is one plain sentence for the model."""
+
+
+@dataclass(frozen=True, slots=True)
+class McpSettings:
+    data_dir: Path
+    project: str  # the default search scope (a normalised project path)
+    start_wait: float = START_WAIT
+    timeout: float = CALL_TIMEOUT
+
+
+def default_project(env: dict[str, str] | None = None, cwd: str | None = None) -> str:
+    """The project Claude Code runs in: the git root of ``$CLAUDE_PROJECT_DIR`` (set for MCP servers),
+    else of the current directory."""
+    environ = os.environ if env is None else env
+    where = environ.get("CLAUDE_PROJECT_DIR", "").strip() or cwd or os.getcwd()
+    return git_root_or_self(os.path.abspath(os.path.expanduser(where)))
+
+
+class Gateway:
+    """Calls the memory service, starting it when none answers. Each call uses its own connection, so a
+    restarted service is simply connected to again, and concurrent tool calls never share a socket."""
+
+    def __init__(self, settings: McpSettings) -> None:
+        self.settings = settings
+
+    def call(self, method: str, params: dict[str, Any], *, retry: bool = True) -> Any:
+        """One request. A request that never reached the service is always retried after a start;
+        ``retry`` also allows resending one that the service dropped (safe for reads only)."""
+        client = ServiceClient(self.settings.data_dir, timeout=self.settings.timeout)
+        try:
+            try:
+                client.connect()
+            except ServiceUnavailable:
+                self._start(client)
+            try:
+                return client.call(method, params)
+            except ServiceUnavailable:
+                if not retry:
+                    raise ToolFailure(
+                        f"The memory service stopped answering during {method}; check with `stats` whether "
+                        "it took effect before trying again."
+                    ) from None
+                client.close()
+                self._start(client)
+                try:
+                    return client.call(method, params)
+                except ServiceUnavailable:
+                    raise ToolFailure(f"The memory service did not answer the {method} request.") from None
+        except ServiceError as exc:
+            raise ToolFailure(str(exc)) from None
+        finally:
+            client.close()
+
+    def _start(self, client: ServiceClient) -> None:
+        problem = start_or_explain(client, self.settings.start_wait)
+        if problem is not None:
+            raise ToolFailure(problem)
+
+
+def _result(answer: mcp_text.ToolText) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=answer.text)], structured_content=answer.data)
+
+
+def _error(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def _refs(ids: list[str]) -> list[str]:
+    refs = [i.strip() for i in ids if i.strip()]
+    if not refs:
+        raise ToolFailure("Give at least one citation like mem:AbC123 (from a search result).")
+    return list(dict.fromkeys(refs))
+
+
+Ids = Annotated[
+    list[str],
+    Field(
+        min_length=1,
+        max_length=mcp_text.MAX_IDS,
+        description="Citations from search results, like mem:AbC123 (event ids work too).",
+    ),
+]
+
+
+class MemoryTools:
+    """The tools, bound to one gateway and one default project (no module state)."""
+
+    def __init__(self, settings: McpSettings, gateway: Gateway) -> None:
+        self.settings = settings
+        self.gateway = gateway
+
+    def _run(self, build: Callable[[], mcp_text.ToolText]) -> CallToolResult:
+        try:
+            answer = build()
+        except ToolFailure as exc:
+            return _error(str(exc))
+        return _result(answer)
+
+    def search(
+        self,
+        query: Annotated[str, Field(min_length=1, max_length=2_000, description="What to look for.")],
+        limit: Annotated[int, Field(ge=1, le=mcp_text.MAX_RESULTS, description="Hits to return.")] = 10,
+        mode: Annotated[
+            Mode, Field(description="hybrid (default): words and meaning; keyword: exact terms; semantic: meaning.")
+        ] = "hybrid",
+        project: Annotated[
+            str | None, Field(description="Search this project (a path) instead of the current one.")
+        ] = None,
+        all_projects: Annotated[bool, Field(description="Search every project, not just the current one.")] = False,
+        types: Annotated[list[EventType] | None, Field(description="Only these kinds of event.")] = None,
+        session: Annotated[str | None, Field(description="Only this session id.")] = None,
+    ) -> CallToolResult:
+        """Layer 1: find memories. One line per hit: citation, type, time, session, score, confidence and a
+        one-line summary. Cheap; start here, then use timeline and get_observations on the hits you need."""
+
+        def build() -> mcp_text.ToolText:
+            scope: str | None
+            if project and project.strip():
+                scope = normalise_project_arg(project.strip())
+            else:
+                scope = None if all_projects else self.settings.project
+            params: dict[str, Any] = {"query": query, "limit": limit, "mode": mode, "project": scope}
+            if types:
+                params["types"] = list(types)
+            if session and session.strip():
+                params["session"] = session.strip()
+            data = self.gateway.call("index", params)
+            return mcp_text.search(data, query=query, scope=scope)
+
+        return self._run(build)
+
+    def timeline(
+        self,
+        ids: Ids,
+        before: Annotated[int, Field(ge=0, le=20, description="Events to show before each one.")] = 3,
+        after: Annotated[int, Field(ge=0, le=20, description="Events to show after each one.")] = 3,
+    ) -> CallToolResult:
+        """Layer 2: the events around some memories in session order (the targets marked ▶), with short
+        previews. Use it on promising search hits before fetching anything in full."""
+
+        def build() -> mcp_text.ToolText:
+            refs = _refs(ids)
+            data = self.gateway.call("timeline", {"refs": refs, "before": before, "after": after})
+            if not data.get("windows"):
+                raise ToolFailure(_not_found(refs))
+            return mcp_text.timeline(data)
+
+        return self._run(build)
+
+    def get_observations(self, ids: Ids) -> CallToolResult:
+        """Layer 3: the full text of some memories, with session, project, source transcript lines, files
+        and tool facts. Ask only for the ids you need; long texts are clipped to keep the answer bounded."""
+
+        def build() -> mcp_text.ToolText:
+            refs = _refs(ids)
+            data = self.gateway.call("details", {"refs": refs, "context": 0, "via": "mcp"})
+            if not data.get("details"):
+                raise ToolFailure(_not_found(refs))
+            return mcp_text.details(data)
+
+        return self._run(build)
+
+    def forget(
+        self,
+        ids: Ids,
+        confirm: Annotated[
+            bool, Field(description="true removes them for good; false (default) only says what would go.")
+        ] = False,
+    ) -> CallToolResult:
+        """Forget memories for good (from the store and the search index). Only when the user asks: without
+        confirm=true it removes nothing and says how many memories would be forgotten."""
+
+        def build() -> mcp_text.ToolText:
+            refs = _refs(ids)
+            data = self.gateway.call("forget", {"refs": refs, "dry_run": not confirm}, retry=not confirm)
+            return mcp_text.forget(data, refs, confirmed=confirm)
+
+        return self._run(build)
+
+    def stats(self) -> CallToolResult:
+        """What the memory store holds: events by type, sessions, projects, time span, forgotten events."""
+        return self._run(lambda: mcp_text.stats(self.gateway.call("stats", {})))
+
+
+def _not_found(refs: list[str]) -> str:
+    return f"No memory {', '.join(refs)} (forgotten, or never stored); search again for current citations."
+
+
+def argument_error(exc: ValidationError) -> str:
+    """A tool-argument validation error as one plain sentence."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+    if err.get("type") == "missing":
+        return f"The argument {where} is required."
+    return f"Invalid argument {where}: {str(err.get('msg', 'not valid')).rstrip('.')}."
+
+
+class MemoryServer(MCPServer[Any]):
+    """MCPServer whose argument errors read as one plain sentence (not a pydantic report)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc, UnexpectedToolError) and isinstance(exc.__cause__, ValidationError):
+                return _error(argument_error(exc.__cause__))
+            raise
+
+
+READ_ONLY: Final = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
+
+def build_server(settings: McpSettings) -> MemoryServer:
+    tools = MemoryTools(settings, Gateway(settings))
+    server = MemoryServer(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server.add_tool(tools.search, name="search", annotations=READ_ONLY)
+    server.add_tool(tools.timeline, name="timeline", annotations=READ_ONLY)
+    server.add_tool(tools.get_observations, name="get_observations", annotations=READ_ONLY)
+    server.add_tool(
+        tools.forget,
+        name="forget",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
+    )
+    server.add_tool(tools.stats, name="stats", annotations=READ_ONLY)
+    return server
+
+
+def run(settings: McpSettings) -> None:
+    """Serve on stdin/stdout until the client closes the connection."""
+    log.info("claude-memory MCP server for %s (project %s)", settings.data_dir, settings.project)
+    build_server(settings).run("stdio")

@@ -1,0 +1,103 @@
+"""Memory given back through the context hooks: UserPromptSubmit (memories matching the prompt) and
+SessionStart (the project's last session and its recent prompts). Runs in the service's worker thread.
+
+What is injected: only hits that search classes as high or suggested (``none`` means nothing is
+relevant, and then nothing is injected), from the prompt's project, never from the session asking (its
+own events are already in Claude's context), as factual statements with citations, within the token
+budget and under Claude Code's 10,000-character cap (:mod:`claude_memory.core.injection`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from claude_memory.core import events as ev
+from claude_memory.core.citations import render
+from claude_memory.core.disclosure import DEFAULT_BUDGET
+from claude_memory.core.injected import is_synthetic
+from claude_memory.core.injection import Recall, prompt_context, session_context, session_summary
+from claude_memory.service.capture import HookPayload, session_facts
+from claude_memory.service.memory import Memory
+from claude_memory.service.projects import ProjectResolver
+from claude_memory.store import queries
+from claude_memory.store.db import from_store_time
+from claude_memory.store.keyword import KeywordFilters
+
+CANDIDATES: Final = 8
+SESSION_START_BUDGET: Final = 600  # tokens: a compact index, the prompt hook brings the details
+RECENT_PROMPTS: Final = 5
+
+
+class ContextParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    payload: HookPayload
+    budget: int = Field(default=DEFAULT_BUDGET, ge=0, le=50_000)
+
+
+class Recaller:
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.projects = ProjectResolver()
+
+    def context(self, params: ContextParams) -> dict[str, Any]:
+        payload = params.payload
+        project = self.projects(payload.cwd) if payload.cwd else None
+        if payload.hook_event_name == "UserPromptSubmit":
+            return self._prompt(payload, project, params.budget)
+        if payload.hook_event_name == "SessionStart":
+            return self._session_start(payload, project, min(params.budget, SESSION_START_BUDGET))
+        return {"additional_context": "", "citations": [], "reason": "This hook event takes no context."}
+
+    def _prompt(self, payload: HookPayload, project: str | None, budget: int) -> dict[str, Any]:
+        prompt = (payload.prompt or "").strip()
+        if not prompt or is_synthetic(prompt):
+            return {"additional_context": "", "citations": [], "reason": "Not a prompt the user typed."}
+        hits, meta = self.memory.search(prompt, KeywordFilters(project=project), CANDIDATES, "hybrid")
+        recalls = [
+            Recall(render(e.citation), e.type, from_store_time(e.ts), e.session_id, e.text, h.confidence)
+            for h in hits
+            if h.confidence in ("high", "suggested")
+            and (e := h.event).citation is not None
+            and e.session_id != payload.session_id
+        ]
+        text, cited = prompt_context(recalls, budget)
+        for citation in cited:
+            queries.record_citation_use(self.memory.con, citation.removeprefix("mem:"), "hook")
+        reason = None if text else "Nothing in memory is relevant enough to this prompt."
+        return {"additional_context": text, "citations": cited, "reason": reason, "meta": meta}
+
+    def _session_start(self, payload: HookPayload, project: str | None, budget: int) -> dict[str, Any]:
+        if project is None:
+            return {"additional_context": "", "citations": [], "reason": "The session has no working directory."}
+        summary = self._last_summary(project, payload.session_id)
+        recent = [
+            Recall(render(e.citation), e.type, from_store_time(e.ts), e.session_id, e.text, "suggested")
+            for e in queries.history(
+                self.memory.con, KeywordFilters(project=project, types=(ev.USER_PROMPT,)), RECENT_PROMPTS * 3
+            )
+            if e.citation is not None and e.session_id != payload.session_id and not e.metadata.get("command")
+        ][:RECENT_PROMPTS]
+        text = session_context(project, summary, recent, budget)
+        cited = [r.citation for r in recent if r.citation in text]
+        reason = None if text else "No earlier sessions of this project are in memory."
+        return {"additional_context": text, "citations": cited, "reason": reason}
+
+    def _last_summary(self, project: str, current: str) -> str | None:
+        """The project's latest other session: its SessionEnd summary, else one made from its events now."""
+        con = self.memory.con
+        row = con.execute(
+            "SELECT s.session_id, e.summary FROM sessions s LEFT JOIN session_ends e USING (session_id) "
+            "WHERE s.project = ? AND s.session_id <> ? ORDER BY s.last_ts DESC NULLS LAST LIMIT 1",
+            [project, current],
+        ).fetchone()
+        if row is None:
+            return None
+        if row[1]:
+            return str(row[1])
+        return self._summarise(str(row[0]))
+
+    def _summarise(self, session_id: str) -> str | None:
+        facts = session_facts(self.memory, session_id)
+        return session_summary(facts) if facts is not None else None

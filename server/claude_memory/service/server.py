@@ -1,0 +1,398 @@
+"""The memory service: the one process that owns a data directory's store (``claude-memory serve``).
+
+Threads: the socket server (one thread per connection, parsing and answering requests), the worker (the
+only one that touches the store; see :mod:`claude_memory.service.worker`), the transcript watcher and its
+debouncer, and the main thread, which waits for a stop signal and runs the periodic scan. The API is
+documented in ``docs/service-api.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import os
+import resource
+import signal
+import socketserver
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from claude_memory import __version__
+from claude_memory.client import MAX_LINE, PROTOCOL_VERSION
+from claude_memory.core.paths import RuntimePaths, ensure_private_dir
+from claude_memory.service import api
+from claude_memory.service.capture import Capture, HookPayload
+from claude_memory.service.discovery import discover, transcript_file
+from claude_memory.service.embedding import EmbeddingWorker
+from claude_memory.service.lock import OwnerLock
+from claude_memory.service.memory import Memory
+from claude_memory.service.recall import ContextParams, Recaller
+from claude_memory.service.spool import drain
+from claude_memory.service.watcher import DEBOUNCE_SECONDS, Debouncer, TranscriptWatcher
+from claude_memory.service.worker import BACKGROUND, INTERACTIVE, LONG, URGENT, ServiceStopping, Worker
+from claude_memory.store.db import StoreBusyError, StoreError
+from claude_memory.store.keyword import KeywordFilters
+
+log = logging.getLogger("claude_memory.service")
+
+# Events embedded per idle step: 8 (~0.3 s of model time) while clients are active, so a request waits
+# at most about that long; 64 after a quiet second, when nobody is waiting and bigger batches go faster.
+EMBED_BATCH = 8
+EMBED_BATCH_QUIET = 64
+QUIET_SECONDS = 1.0
+SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if a crash loses it
+OPEN_RETRY_SECONDS = 60.0  # a CLI run may hold the store for a moment when the service starts
+
+
+@dataclass
+class ServiceOptions:
+    data_dir: Path
+    claude_home: Path
+    watch: bool = True
+    scan_interval: float = 30.0
+    live_settle: float = 2.0
+
+
+class _ImportParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    project: str | None = None
+
+
+class MemoryService:
+    def __init__(self, options: ServiceOptions) -> None:
+        self.options = options
+        self.paths = RuntimePaths(options.data_dir)
+        self.lock = OwnerLock(self.paths.lock)
+        self.started_at = datetime.now(UTC)
+        self.stopping = threading.Event()
+        self.memory: Memory | None = None
+        self.worker = Worker(idle=self._idle)
+        self.watcher = TranscriptWatcher(options.claude_home / "projects", self._changed)
+        self.debouncer = Debouncer(self._ingest_paths, DEBOUNCE_SECONDS, options.live_settle)
+        self._server: _SocketServer | None = None
+        self._drain_queued = threading.Event()
+        self._index_dirty_since: float | None = None
+        self.counters: dict[str, int] = {"requests": 0, "captures": 0, "files_ingested": 0, "events_ingested": 0}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def run(self, ready: Callable[[], None] | None = None) -> None:
+        """Serve until stopped (signal, ``shutdown`` request). Raises LockHeld if another service owns
+        the directory, StoreError if the store cannot be opened."""
+        self.lock.acquire()
+        try:
+            self.memory = self._open_memory()
+            self.capture, self.recaller = Capture(self.memory), Recaller(self.memory)
+            self.worker.start()
+            self._server = _SocketServer(self.paths.socket, self)
+            threading.Thread(target=self._server.serve_forever, name="memory-socket", daemon=True).start()
+            log.info("Memory service %s serving %s (pid %d).", __version__, self.paths.data_dir, os.getpid())
+            if self.options.watch:
+                self.debouncer.start()
+            self.worker.submit(self._warm_up, BACKGROUND)
+            self.request_drain()
+            self._scan()
+            if ready is not None:
+                ready()
+            while not self.stopping.wait(self._next_scan()):
+                if not self.paths.lock.exists():
+                    log.warning("The data directory %s is gone; stopping.", self.paths.data_dir)
+                    break
+                self.request_drain()
+                self._scan()
+        finally:
+            self._shutdown()
+
+    def _next_scan(self) -> float:
+        """Seconds to the next scan: soon while Claude Code's projects directory is not there to watch."""
+        waiting = self.options.watch and not self.watcher.running and not self.watcher.failed
+        return min(self.options.scan_interval, 2.0) if waiting else self.options.scan_interval
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def install_signal_handlers(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, lambda *_: self.stop())
+
+    def _open_memory(self) -> Memory:
+        deadline = time.monotonic() + OPEN_RETRY_SECONDS
+        while True:
+            try:
+                return Memory(self.paths.data_dir)
+            except StoreBusyError:
+                if time.monotonic() > deadline or self.stopping.is_set():
+                    raise
+                time.sleep(0.5)
+
+    def _shutdown(self) -> None:
+        log.info("Memory service stopping.")
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            with contextlib.suppress(OSError):
+                self.paths.socket.unlink()
+        self.watcher.stop()
+        self.debouncer.stop()
+        if self.memory is not None:
+            memory = self.memory
+            with contextlib.suppress(Exception):  # before any queued work: the index is saved even with a backlog
+                self.worker.submit(lambda: self._save_index(force=True), URGENT).result(timeout=60)
+            if self.worker.stop():
+                memory.close()
+            else:  # the worker still uses the connection: let the process exit close it
+                log.warning("The worker did not finish its task in time; exiting without closing the store.")
+        self.lock.release()
+        log.info("Memory service stopped.")
+
+    # ------------------------------------------------------------------ background work
+
+    def _warm_up(self) -> None:
+        """Load the model and the index now, so that the first prompt does not wait for them (~1 s)."""
+        assert self.memory is not None
+        self.memory.search("warm up", KeywordFilters(), 1)
+
+    def _changed(self, path: Path) -> None:
+        self.debouncer.touch(path)
+
+    def _ingest_paths(self, paths: list[Path]) -> None:
+        files = [f for f in (transcript_file(p) for p in paths if p.is_file()) if f is not None]
+        if files:
+            self.worker.submit(lambda: self._ingest(files), BACKGROUND)
+
+    def _ingest(self, files: list[Any]) -> int:
+        assert self.memory is not None
+        report = self.memory.import_files(files, settle_seconds=self.options.live_settle)
+        self.counters["files_ingested"] += report.files_read
+        self.counters["events_ingested"] += report.events_new
+        if report.events_new:
+            log.info("Ingested %d new events from %d transcripts.", report.events_new, report.files_read)
+        return report.events_new
+
+    def _scan(self) -> None:
+        """Catch up with every transcript (after downtime, or anything the watch missed), one task per
+        file so requests get their turn in between."""
+        if self.options.watch and not self.watcher.running:
+            self.watcher.start()
+        self.worker.submit(self._scan_now, BACKGROUND)
+
+    def _scan_now(self) -> int:
+        assert self.memory is not None
+        changed = self.memory.changed_transcripts(discover(self.options.claude_home).files)
+        for f in changed:
+            self.worker.submit(functools.partial(self._ingest, [f]), BACKGROUND)
+        return len(changed)
+
+    def request_drain(self) -> None:
+        """Apply the hook spool soon (at most one drain is queued at a time)."""
+        if self._drain_queued.is_set():
+            return
+        self._drain_queued.set()
+        self.worker.submit(self._drain, BACKGROUND)
+
+    def _drain(self) -> dict[str, int]:
+        self._drain_queued.clear()
+        report = drain(self.paths, self._apply_capture)
+        if report.applied or report.rejected:
+            log.info("Applied %d hook captures (%d lines rejected).", report.applied, report.rejected)
+        return {"applied": report.applied, "rejected": report.rejected}
+
+    def _apply_capture(self, payload: HookPayload) -> None:
+        result = self.capture.apply(payload)
+        self.counters["captures"] += 1
+        self.counters["events_ingested"] += int(result["new_events"])
+
+    def _idle(self) -> bool:
+        """Embed one small batch; save the index now and then. True if there was work."""
+        memory = self.memory
+        if memory is None or not memory.embedder.available:
+            return False
+        index = memory.vector_index()
+        quiet = time.monotonic() - self.worker.last_request > QUIET_SECONDS
+        batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
+        done = EmbeddingWorker(memory.writer, memory.embedder, index).run(batch=batch, max_batches=1, save=False)
+        if done:
+            self._index_dirty_since = self._index_dirty_since or time.monotonic()
+            if time.monotonic() - self._index_dirty_since > SAVE_INDEX_EVERY:
+                self._save_index(force=True)
+            return True
+        self._save_index()
+        return False
+
+    def _save_index(self, *, force: bool = False) -> None:
+        if self.memory is None or (self._index_dirty_since is None and not force):
+            return
+        if self._index_dirty_since is not None:
+            self.memory.vector_index().save()
+        self._index_dirty_since = None
+
+    # ------------------------------------------------------------------ requests
+
+    def handle(self, request: Any) -> dict[str, Any]:
+        """One request object in, one response object out (never raises)."""
+        req_id = request.get("id") if isinstance(request, dict) else None
+        try:
+            if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+                raise ValueError("A request is a JSON object with a string 'method'.")
+            params = request.get("params") or {}
+            if not isinstance(params, dict):
+                raise ValueError("'params' must be a JSON object.")
+            self.counters["requests"] += 1
+            return {"id": req_id, "result": self._dispatch(request["method"], params)}
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err.get("loc", ()))
+            return _error(req_id, "bad_request", f"Invalid parameter {where or 'params'}: {err['msg']}.")
+        except api.NotFound as exc:
+            return _error(req_id, "not_found", str(exc))
+        except ValueError as exc:
+            return _error(req_id, "bad_request", str(exc))
+        except ServiceStopping as exc:
+            return _error(req_id, "unavailable", str(exc))
+        except (StoreError, duckdb.Error) as exc:
+            log.exception("Store error")
+            first = str(exc).splitlines()[0].rstrip(".") if str(exc) else type(exc).__name__
+            return _error(req_id, "store", f"The memory store failed: {first}.")
+        except Exception:
+            log.exception("Request failed")
+            return _error(req_id, "internal", f"The memory service failed; see {self.paths.log_dir / 'service.log'}.")
+
+    def _dispatch(self, method: str, params: dict[str, Any]) -> Any:
+        if method == "ping":
+            return self._ping()
+        if method == "drain":
+            self.request_drain()
+            return {"scheduled": True}
+        if method == "shutdown":
+            self.stop()
+            return {"stopping": True}
+        if method == "status":
+            return self._call(self._status, INTERACTIVE)
+        if method == "context":
+            context = ContextParams.model_validate(params)
+            started = time.perf_counter()
+            answer = self._call(lambda: self.recaller.context(context), INTERACTIVE)
+            log.info(
+                "%s context: %d characters, %d citations, %.0f ms%s",
+                context.payload.hook_event_name,
+                len(answer["additional_context"]),
+                len(answer["citations"]),
+                (time.perf_counter() - started) * 1000,
+                f" ({answer['reason']})" if answer.get("reason") else "",
+            )
+            return answer
+        if method == "capture":
+            payload = HookPayload.model_validate(params.get("payload"))
+            return self._call(lambda: self.capture.apply(payload), INTERACTIVE)
+        if method == "import":
+            p = _ImportParams.model_validate(params)
+            return self._call(lambda: self._import_all(p.project), LONG)
+        handler = api.HANDLERS.get(method)
+        if handler is None:
+            raise ValueError(f"Unknown method {method!r}.")
+        parsed = handler.params.model_validate(params)
+        memory = self.memory
+        assert memory is not None
+        return self._call(lambda: handler.run(memory, parsed), LONG if method == "reindex" else INTERACTIVE)
+
+    def _call(self, fn: Callable[[], Any], priority: int) -> Any:
+        future: Future[Any] = self.worker.submit(fn, priority)
+        return future.result()
+
+    def _ping(self) -> dict[str, Any]:
+        return {
+            "service": "claude-memory",
+            "version": __version__,
+            "protocol": PROTOCOL_VERSION,
+            "pid": os.getpid(),
+            "data_dir": str(self.paths.data_dir),
+            "started_at": self.started_at.isoformat(timespec="seconds"),
+        }
+
+    def _import_all(self, project: str | None) -> dict[str, Any]:
+        assert self.memory is not None
+        report = self.memory.import_history(self.options.claude_home, project, settle_seconds=self.options.live_settle)
+        return report.to_json()
+
+    def _status(self) -> dict[str, Any]:
+        assert self.memory is not None
+        spool = self.paths.spool
+        waiting = sum(1 for _ in self.paths.spool_dir.glob("batch-*.jsonl")) if self.paths.spool_dir.is_dir() else 0
+        return {
+            "service": {
+                **self._ping(),
+                "uptime_seconds": round((datetime.now(UTC) - self.started_at).total_seconds(), 1),
+                "queued_tasks": self.worker.pending(),
+                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                **self.counters,
+            },
+            "watcher": {
+                "root": str(self.watcher.root),
+                "running": self.watcher.running,
+                "error": self.watcher.error,
+            },
+            "spool": {"bytes": spool.stat().st_size if spool.exists() else 0, "batches_waiting": waiting},
+            "store": {"events": self.memory.stats()["events"]},
+            "embedding": self.memory.embedding_status(),
+            "warnings": list(self.memory.warnings),
+        }
+
+
+def _error(req_id: Any, code: str, message: str) -> dict[str, Any]:
+    return {"id": req_id, "error": {"code": code, "message": message}}
+
+
+class _Handler(socketserver.StreamRequestHandler):
+    server: _SocketServer
+
+    def handle(self) -> None:
+        service = self.server.service
+        while True:
+            try:
+                line = self.rfile.readline(MAX_LINE)
+            except OSError:
+                return
+            if not line:
+                return
+            if not line.strip():
+                continue
+            try:
+                request = json.loads(line)
+            except ValueError:
+                response = _error(None, "bad_request", "A request must be one JSON object on one line.")
+            else:
+                response = service.handle(request)
+            payload = json.dumps(response, ensure_ascii=False, separators=(",", ":"), default=str)
+            try:
+                self.wfile.write(payload.encode("utf-8") + b"\n")
+                self.wfile.flush()
+            except OSError:
+                return
+
+
+class _SocketServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    allow_reuse_address = False
+
+    def __init__(self, path: Path, service: MemoryService) -> None:
+        self.service = service
+        ensure_private_dir(path.parent)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()  # a dead service's socket: we hold the lock, so no live service uses it
+        old = os.umask(0o177)
+        try:
+            super().__init__(str(path), _Handler)
+        finally:
+            os.umask(old)
+        os.chmod(path, 0o600)

@@ -1,0 +1,233 @@
+"""The Claude Code plugin with the real ``claude`` CLI (scratch HOME, never the real ~/.claude).
+
+Install runs from a copy of the plugin's own files (manifests, bin/, commands/, hooks/, .mcp.json):
+Claude Code copies a directory plugin's whole folder into its cache, and the working tree also holds
+.venv and .tools (about 1 GB), which would make every install here slow. The validation tests read
+the repository root itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PLUGIN_FILES = (".claude-plugin", "bin", "commands", "hooks", ".mcp.json")
+PLUGIN_ID = "memory-layer@claude-memory-local"
+COMMANDS = ("memory-search", "memory-history", "memory-stats", "memory-import", "memory-list", "memory-forget")
+
+
+def copy_plugin(dest: Path, parts: tuple[str, ...] = PLUGIN_FILES) -> Path:
+    dest.mkdir(parents=True)
+    for name in parts:
+        src = REPO / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+@pytest.fixture()
+def env(tmp_path: Path, claude_bin: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    environ = {
+        **os.environ,
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "CLAUDE_MEMORY_HOME": str(tmp_path / "data"),
+        "CLAUDE_BIN": str(claude_bin),
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "COLUMNS": "200",
+    }
+    environ.pop("CLAUDE_MEMORY_PYTHON", None)
+    return environ
+
+
+def claude(
+    claude_bin: Path, env: dict[str, str], *args: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(claude_bin), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def memory(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "claude_memory", *args], env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def listed(claude_bin: Path, env: dict[str, str]) -> dict[str, Any]:
+    out = claude(claude_bin, env, "plugin", "list", "--json")
+    assert out.returncode == 0, out.stderr
+    return {p["id"]: p for p in json.loads(out.stdout)}
+
+
+@pytest.mark.parametrize("target", ["", ".claude-plugin/plugin.json"])
+@pytest.mark.parametrize("strict", [True, False])
+def test_validate_passes(claude_bin: Path, env: dict[str, str], target: str, strict: bool) -> None:
+    """The repository root validates as a marketplace (and its plugin), and plugin.json on its own."""
+    args = ["plugin", "validate", str(REPO / target) if target else str(REPO), *(["--strict"] if strict else [])]
+    out = claude(claude_bin, env, *args)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Validation passed" in out.stdout
+
+
+def test_validate_reports_every_part(claude_bin: Path, env: dict[str, str]) -> None:
+    out = claude(claude_bin, env, "plugin", "validate", str(REPO / ".claude-plugin" / "plugin.json"), "--json")
+    report = json.loads(out.stdout)
+    assert report["success"] is True and not report["manifest"]["errors"] and not report["manifest"]["warnings"]
+    provides = json.dumps(report["provides"])
+    for command in COMMANDS:
+        assert f"memory-layer:{command}" in provides
+    for event in ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop", "PreCompact"):
+        assert event in provides
+    assert "bin/claude-memory" in provides and "memory" in provides
+
+
+def test_install_is_idempotent_and_uninstall_removes_it(tmp_path: Path, claude_bin: Path, env: dict[str, str]) -> None:
+    root = copy_plugin(tmp_path / "plugin")
+    settings = Path(env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    settings.write_text(json.dumps({"theme": "dark", "env": {"KEEP_ME": "1"}}), encoding="utf-8")
+
+    first = memory(env, "install", "--plugin-root", str(root))
+    assert first.returncode == 0, first.stderr
+    assert "Installed the Claude Code plugin memory-layer@claude-memory-local" in first.stdout
+    plugin = listed(claude_bin, env)[PLUGIN_ID]
+    assert plugin["enabled"] is True and plugin["scope"] == "user"
+    assert Path(plugin["readFromFolder"]).resolve() == root.resolve()
+    # The copy has no .venv: the interpreter running claude-memory is recorded for hooks and MCP.
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    assert data["env"] == {"KEEP_ME": "1", "CLAUDE_MEMORY_PYTHON": sys.executable}
+    assert data["theme"] == "dark"
+
+    again = memory(env, "install", "--plugin-root", str(root))
+    assert again.returncode == 0, again.stderr
+    assert "already installed" in again.stdout
+    assert json.loads(settings.read_text(encoding="utf-8")) == data
+
+    doctor = memory(env, "doctor", "--plugin-root", str(root), "--json")
+    report = json.loads(doctor.stdout)
+    assert report["plugin"]["installed"] is True and report["plugin"]["enabled"] is True
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["plugin"]["status"] == "ok", checks["plugin"]
+    assert checks["claude"]["status"] == "ok" and "2.1." in checks["claude"]["message"]
+    assert checks["hooks"]["status"] == "ok", checks["hooks"]
+    assert checks["hook_python"]["status"] == "ok", checks["hook_python"]
+    assert checks["service"]["status"] in ("ok", "warn")
+    assert doctor.returncode == (0 if report["ok"] else 1)
+
+    gone = memory(env, "uninstall", "--plugin-root", str(root))
+    assert gone.returncode == 0, gone.stderr
+    assert f"Your memories are kept in {env['CLAUDE_MEMORY_HOME']}" in gone.stdout
+    assert PLUGIN_ID not in listed(claude_bin, env)
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    assert data["env"] == {"KEEP_ME": "1"} and data["theme"] == "dark"
+    market = claude(claude_bin, env, "plugin", "marketplace", "list", "--json")
+    assert "claude-memory-local" not in market.stdout
+
+    twice = memory(env, "uninstall", "--plugin-root", str(root))
+    assert twice.returncode == 0 and "not installed" in twice.stdout
+
+    doctor = memory(env, "doctor", "--plugin-root", str(root), "--json")
+    assert doctor.returncode == 1
+    report = json.loads(doctor.stdout)
+    assert report["plugin"]["installed"] is False
+    assert {c["name"]: c["status"] for c in report["checks"]}["plugin"] == "error"
+
+
+def test_install_errors_are_one_sentence(tmp_path: Path, env: dict[str, str]) -> None:
+    root = copy_plugin(tmp_path / "plugin")
+    missing = memory(env, "install", "--plugin-root", str(root), "--claude-bin", str(tmp_path / "nope"))
+    assert missing.returncode == 1
+    assert missing.stderr.startswith("Error: --claude-bin points at") and missing.stderr.count("\n") == 1
+
+    no_root = memory(env, "install", "--plugin-root", str(tmp_path))
+    assert no_root.returncode == 1 and "is not the plugin root" in no_root.stderr
+
+    fake = tmp_path / "claude"
+    fake.write_text("#!/bin/sh\necho 'first problem' >&2\necho 'second line' >&2\nexit 3\n", encoding="utf-8")
+    fake.chmod(0o755)
+    failed = memory(env, "install", "--plugin-root", str(root), "--claude-bin", str(fake))
+    assert failed.returncode == 1
+    assert failed.stderr == f"Error: `claude plugin marketplace add {root.resolve()}` failed: first problem\n"
+
+
+@pytest.fixture()
+def fake_api(tmp_path: Path, shared: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
+    """tools/mock_anthropic.py (from ../shared) as the Anthropic API; yields the environment for claude."""
+    port_file = tmp_path / "port.txt"
+    mock = shared / "tools" / "mock_anthropic.py"
+    record = tmp_path / "requests.jsonl"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(mock),
+            "--port",
+            "0",
+            "--port-file",
+            str(port_file),
+            "--record",
+            str(record),
+            "--max-lifetime",
+            "300",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(200):
+            if port_file.exists() and port_file.read_text().strip():
+                break
+            time.sleep(0.05)
+        port = port_file.read_text().strip()
+        yield {**env, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}", "ANTHROPIC_API_KEY": "sk-ant-test-dummy"}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        memory(env, "stop")  # in case a command started the memory service for this data directory
+
+
+def test_slash_commands_run_the_cli(
+    tmp_path: Path, claude_bin: Path, fake_api: dict[str, str], fixtures_home: Path
+) -> None:
+    """/memory-layer:memory-stats runs bin/claude-memory through `!`; memory-forget deletes nothing without
+    --yes. Only the commands are loaded (no hooks, no MCP server), with $CLAUDE_MEMORY_PYTHON picking the
+    interpreter because the copy has no .venv."""
+    root = copy_plugin(tmp_path / "plugin", (".claude-plugin", "bin", "commands"))
+    env = {**fake_api, "CLAUDE_MEMORY_PYTHON": sys.executable}
+    imported = memory(env, "import", "--claude-home", str(fixtures_home), "--no-wait", "--json")
+    assert imported.returncode == 0, imported.stderr
+    before = json.loads(memory(env, "stats", "--json").stdout)["events"]
+    session = json.loads(memory(env, "sessions", "--json").stdout)["sessions"][0]["session_id"]
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def slash(prompt: str) -> dict[str, Any]:
+        out = claude(claude_bin, env, "-p", prompt, "--plugin-dir", str(root), "--output-format", "json", cwd=work)
+        assert out.returncode == 0, out.stderr
+        result: dict[str, Any] = json.loads(out.stdout)
+        return result
+
+    slash("/memory-layer:memory-stats")
+    requests = [json.loads(line) for line in (tmp_path / "requests.jsonl").read_text().splitlines() if line.strip()]
+    sent = json.dumps([r.get("body", {}) for r in requests])
+    assert f"Events: {before} in " in sent, "the stats output did not reach the model"
+
+    refused = slash(f"/memory-layer:memory-forget --session {session}")
+    assert "re-run with --yes" in refused["result"] and refused["num_turns"] == 0
+    assert json.loads(memory(env, "stats", "--json").stdout)["events"] == before

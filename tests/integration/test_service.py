@@ -1,0 +1,289 @@
+"""The memory service as a real process: one per data directory, live capture, the hook spool, and
+crash safety (50 hooks at once while the service is SIGKILLed in the middle of an import)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claude_memory.client import ServiceClient, ServiceUnavailable, spool_capture
+from claude_memory.core.paths import RuntimePaths
+from claude_memory.service.discovery import TranscriptFile
+from claude_memory.service.lock import holder_pid
+from claude_memory.service.memory import Memory
+
+REPO = Path(__file__).resolve().parents[2]
+HOOK = REPO / "hooks" / "claude-memory-hook"
+
+
+def _env(data: Path, home: Path | None = None) -> dict[str, str]:
+    """The environment of a service or hook: the data directory, and the Claude home a service started by
+    a hook watches (inside Claude Code that is $CLAUDE_CONFIG_DIR or ~/.claude)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE")}
+    env |= {"CLAUDE_MEMORY_HOME": str(data), "CLAUDE_MEMORY_PYTHON": sys.executable}
+    if home is not None:
+        env["CLAUDE_CONFIG_DIR"] = str(home)
+    return env
+
+
+def _serve(data: Path, home: Path, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "claude_memory", "serve", "--claude-home", str(home), *extra],
+        env=_env(data), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def _wait_for(check: Callable[[], Any], timeout: float = 60, what: str = "the service") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            found = check()
+        except ServiceUnavailable:
+            found = None
+        if found:
+            return found
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def _stop(data: Path) -> None:
+    subprocess.run([sys.executable, "-m", "claude_memory", "stop"], env=_env(data), capture_output=True, timeout=60)
+    assert holder_pid(RuntimePaths(data).lock) is None
+
+
+@pytest.fixture()
+def claude_home(tmp_path: Path, fixtures_home: Path) -> Path:
+    home = tmp_path / "claude"
+    shutil.copytree(fixtures_home / "projects", home / "projects")
+    return home
+
+
+@pytest.fixture()
+def running(tmp_path: Path, claude_home: Path) -> Iterator[tuple[Path, ServiceClient]]:
+    data = tmp_path / "data"
+    proc = _serve(data, claude_home)
+    client = ServiceClient(data, timeout=30)
+    try:
+        _wait_for(client.ping)
+        yield data, client
+    finally:
+        client.close()
+        _stop(data)
+        proc.wait(timeout=30)
+
+
+def _ids(data: Path) -> list[int]:
+    with Memory(data) as memory:
+        return [int(r[0]) for r in memory.con.execute("SELECT id FROM events ORDER BY id").fetchall()]
+
+
+def _reference_ids(tmp_path: Path, home: Path) -> list[int]:
+    with Memory(tmp_path / "reference") as memory:
+        memory.import_history(home)
+    return _ids(tmp_path / "reference")
+
+
+def test_a_second_service_for_the_same_directory_refuses_politely(
+    running: tuple[Path, ServiceClient], claude_home: Path
+) -> None:
+    data, client = running
+    pid = client.ping()["pid"]
+    second = _serve(data, claude_home)
+    _, err = second.communicate(timeout=60)
+    assert second.returncode == 3
+    assert err.strip() == f"A memory service is already running for {data} (pid {pid})."
+    assert client.ping()["pid"] == pid  # the first one is untouched
+
+
+def test_the_socket_and_the_data_directory_are_user_only(running: tuple[Path, ServiceClient]) -> None:
+    data, _ = running
+    assert stat.S_IMODE(RuntimePaths(data).socket.stat().st_mode) == 0o600
+    assert stat.S_IMODE(data.stat().st_mode) == 0o700
+
+
+def test_bad_requests_get_one_sentence_and_the_connection_goes_on(running: tuple[Path, ServiceClient]) -> None:
+    _, client = running
+    for method, params, code in [
+        ("no_such_method", {}, "bad_request"),
+        ("search", {"query": ""}, "bad_request"),
+        ("search", {"query": "x", "limit": 0}, "bad_request"),
+        ("forget", {"refs": ["mem:ZZZZZZ"]}, "not_found"),
+    ]:
+        with pytest.raises(Exception) as err:
+            client.call(method, params)
+        assert getattr(err.value, "code", None) == code, (method, err.value)
+        assert str(err.value).endswith(".") and "\n" not in str(err.value)
+    assert client.ping()["service"] == "claude-memory"
+
+
+BASH_TRANSCRIPT = "generated-cc2.1.330__bash-tool-with-requestId.jsonl"
+
+
+def _fresh_copy(path: Path, n: int = 1) -> list[bytes]:
+    """The transcript's lines as another session (number ``n``): new line uuids (events are deduplicated
+    by them) and a new session id."""
+    out = []
+    for raw in path.read_bytes().splitlines():
+        obj = json.loads(raw)
+        if isinstance(obj.get("uuid"), str):
+            obj["uuid"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"{n}:{obj['uuid']}"))
+        obj["sessionId"] = f"6b1f7f4e-0000-4000-8000-{n:012d}"
+        out.append(json.dumps(obj).encode() + b"\n")
+    return out
+
+
+def _write_sessions(folder: Path, transcripts: Path, count: int) -> list[Path]:
+    """``count`` fresh copies of the Bash transcript, one session each, in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for n in range(1, count + 1):
+        path = folder / f"6b1f7f4e-0000-4000-8000-{n:012d}.jsonl"
+        path.write_bytes(b"".join(_fresh_copy(transcripts / BASH_TRANSCRIPT, n)))
+        paths.append(path)
+    return paths
+
+
+def test_appended_lines_and_new_sessions_are_captured_live(
+    running: tuple[Path, ServiceClient], claude_home: Path, transcripts: Path
+) -> None:
+    _, client = running
+    _wait_for(lambda: client.call("status")["watcher"]["running"], what="the watcher")
+    _wait_for(lambda: client.call("status")["service"]["queued_tasks"] == 0, what="the first scan")
+    source = _fresh_copy(transcripts / BASH_TRANSCRIPT)
+    # A new project and session appear while the service runs, and the transcript grows line by line.
+    target = claude_home / "projects" / "-tmp-brand-new-project" / "6b1f7f4e-0000-4000-8000-000000000001.jsonl"
+    target.parent.mkdir(parents=True)
+    with target.open("wb") as fh:
+        for line in source:
+            fh.write(line)
+            fh.flush()
+            time.sleep(0.01)
+
+    def captured() -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = client.call("history", {"limit": 10_000})
+        mine = [e for e in events if e["source"]["path"] == str(target)]
+        return mine if {e["type"] for e in mine} >= {"user_prompt", "tool_use", "agent_response"} else []
+
+    events = _wait_for(captured, timeout=20, what="the new transcript's events")
+    assert len(events) == len({e["id"] for e in events})
+    assert all(e["source"]["line_start"] >= 1 for e in events)
+
+
+def test_captures_spooled_while_the_service_is_down_are_applied_once_when_it_starts(
+    tmp_path: Path, claude_home: Path, transcripts: Path
+) -> None:
+    data = tmp_path / "data"
+    paths = RuntimePaths(data)
+    # A session the service does not watch (outside its Claude home): only the spooled Stop brings it in.
+    (transcript,) = _write_sessions(tmp_path / "elsewhere", transcripts, 1)
+    payload = {
+        "hook_event_name": "Stop", "session_id": transcript.stem, "transcript_path": str(transcript),
+        "cwd": str(tmp_path), "last_assistant_message": "The command printed hello-from-mock. Done.",
+    }  # fmt: skip
+    for _ in range(3):  # delivered three times: stored once
+        spool_capture(paths, payload)
+    assert b"hello-from-mock" not in paths.spool.read_bytes()  # no content reaches the spool
+    with paths.spool.open("ab") as fh:
+        fh.write(b'{"v": 1, "payload": {"hook_event_name": "Stop"}}\n')  # no session: rejected, reported
+        fh.write(b"not json\n")
+    proc = _serve(data, claude_home, "--no-watch")
+    client = ServiceClient(data, timeout=30)
+    try:
+        _wait_for(client.ping)
+
+        def stored() -> list[dict[str, Any]]:
+            found: list[dict[str, Any]] = client.call("history", {"session": transcript.stem, "limit": 100})
+            return found if {e["type"] for e in found} >= {"user_prompt", "tool_use", "agent_response"} else []
+
+        found = _wait_for(stored, what="the spooled capture")
+        _wait_for(lambda: not list(paths.spool_dir.glob("batch-*.jsonl")), what="the spool batch to be deleted")
+    finally:
+        client.close()
+        _stop(data)
+        proc.wait(timeout=30)
+    with Memory(tmp_path / "reference") as memory:
+        memory.import_files([TranscriptFile(transcript, transcript.stem)], settle_seconds=0)
+    reference = _ids(tmp_path / "reference")
+    assert sorted(e["id"] for e in found) == reference
+    log = (paths.log_dir / "service.log").read_text(encoding="utf-8")
+    assert log.count("dropped: not a hook capture") == 2
+
+
+def _hook(data: Path, home: Path, event: str, payload: dict[str, Any]) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen([str(HOOK), event], env=_env(data, home), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(payload).encode())
+    proc.stdin.close()
+    return proc
+
+
+def test_fifty_hooks_at_once_and_a_service_killed_mid_import_store_every_event_exactly_once(
+    tmp_path: Path, claude_home: Path, transcripts: Path
+) -> None:
+    data = tmp_path / "data"
+    live = _write_sessions(tmp_path / "live", transcripts, 40)  # sessions only the hooks tell about
+    with Memory(tmp_path / "reference") as memory:
+        memory.import_history(claude_home)
+        memory.import_files([TranscriptFile(p, p.stem) for p in live], settle_seconds=0)
+    reference = _ids(tmp_path / "reference")
+    proc = _serve(data, claude_home)
+    client = ServiceClient(data, timeout=30)
+    hooks: list[subprocess.Popen[bytes]] = []
+    restarted: subprocess.Popen[str] | None = None
+    try:
+        pid = _wait_for(client.ping)["pid"]
+        for i in range(50):
+            if i % 5 == 4:
+                payload = {"hook_event_name": "UserPromptSubmit", "session_id": "storm", "cwd": str(tmp_path),
+                           "prompt": f"what did the storm tool print {i}"}  # fmt: skip
+                hooks.append(_hook(data, claude_home, "UserPromptSubmit", payload))
+                continue
+            transcript = live.pop()
+            payload = {"hook_event_name": "Stop", "session_id": transcript.stem, "cwd": str(tmp_path),
+                       "transcript_path": str(transcript), "stop_hook_active": False}  # fmt: skip
+            hooks.append(_hook(data, claude_home, "Stop", payload))
+        time.sleep(0.3)  # the first scan is importing the fixtures, hooks are connecting
+        os.kill(pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        results = [h.wait(timeout=60) for h in hooks]
+        assert results == [0] * 50  # a hook never fails Claude Code, whatever happened to the service
+        outputs = [h.stdout.read() if h.stdout else b"" for h in hooks]
+        assert all(not out or out.startswith(b'{"hookSpecificOutput"') for out in outputs)
+        # A hook that found no service started one; make sure one runs (the lock keeps it to one).
+        restarted = _serve(data, claude_home)
+
+        def settled() -> bool:
+            status = client.call("status")
+            busy = status["service"]["queued_tasks"] or status["spool"]["bytes"] or status["spool"]["batches_waiting"]
+            return not busy and status["store"]["events"] >= len(reference)
+
+        _wait_for(settled, timeout=120, what="the restarted service to apply every capture")
+    finally:
+        client.close()
+        _stop(data)
+        for h in hooks:
+            if h.poll() is None:
+                h.kill()
+    if restarted is not None:
+        restarted.wait(timeout=30)
+    ids = _ids(data)
+    assert len(ids) == len(set(ids))
+    assert sorted(ids) == reference
+    with Memory(data) as memory:  # the keyword index holds each event once too
+        dupes = memory.con.execute(
+            "SELECT count(*) FROM (SELECT event_id, term FROM (SELECT * FROM kw_main UNION ALL SELECT * FROM kw_delta) "
+            "GROUP BY ALL HAVING count(*) > 1)"
+        ).fetchone()
+        assert dupes == (0,)

@@ -1,0 +1,99 @@
+"""The hook client: standard library only, fast to import, and never in Claude Code's way."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import platformdirs
+import pytest
+
+from claude_memory.core.paths import MAX_SOCKET_PATH, RuntimePaths, default_data_dir
+from claude_memory.service.lock import holder_pid
+
+REPO = Path(__file__).resolve().parents[2]
+HOOK = REPO / "hooks" / "claude-memory-hook"
+
+
+@pytest.fixture(autouse=True)
+def _no_service_left(tmp_path: Path) -> Iterator[None]:
+    """A hook that finds no service starts one: stop it, so no process outlives the test."""
+    yield
+    data = tmp_path / "data"
+    env = {**os.environ, "CLAUDE_MEMORY_HOME": str(data)}
+    pattern = f"--data-dir {data} serve"
+    deadline = time.monotonic() + 60
+    while subprocess.run(["pgrep", "-f", "--", pattern], capture_output=True).returncode == 0:  # one is starting
+        if holder_pid(RuntimePaths(data).lock) is not None:
+            subprocess.run([sys.executable, "-m", "claude_memory", "stop"], env=env, capture_output=True, timeout=60)
+        assert time.monotonic() < deadline, "a memory service outlived the test"
+        time.sleep(0.1)
+    assert holder_pid(RuntimePaths(data).lock) is None
+
+
+def _run(data: Path, event: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE")}
+    env |= {"CLAUDE_MEMORY_HOME": str(data), "CLAUDE_MEMORY_PYTHON": sys.executable, "PATH": "/usr/bin:/bin"}
+    return subprocess.run([str(HOOK), event], input=stdin, env=env, capture_output=True, timeout=60)
+
+
+def test_the_hook_client_imports_nothing_but_the_standard_library() -> None:
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import claude_memory.hookclient; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'__main__'}))"
+    )
+    out = subprocess.run([sys.executable, "-S", "-c", code, str(REPO / "server")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.replace("'", '"')) == ["claude_memory"]
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", b'{"hook_event_name": 3}'])
+def test_a_broken_payload_exits_0_quietly_and_is_logged(tmp_path: Path, stdin: bytes) -> None:
+    done = _run(tmp_path / "data", "UserPromptSubmit", stdin)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert "UserPromptSubmit:" in (tmp_path / "data" / "logs" / "hooks.log").read_text(encoding="utf-8")
+
+
+def test_a_capture_is_spooled_even_when_no_service_can_start(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    payload = {"hook_event_name": "Stop", "session_id": "s1", "transcript_path": "/t/s1.jsonl",
+               "last_assistant_message": "the deploy key is hunter2"}  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE")}
+    env |= {"CLAUDE_MEMORY_HOME": str(data), "CLAUDE_MEMORY_PYTHON": "/nonexistent/python", "PATH": "/usr/bin:/bin"}
+    # The launcher itself cannot run: Claude Code sees a non-zero exit, which it treats as non-blocking.
+    broken = subprocess.run([str(HOOK), "Stop"], input=json.dumps(payload).encode(), env=env, capture_output=True)
+    assert broken.returncode != 2  # 2 would block Claude Code
+    done = _run(data, "Stop", json.dumps(payload).encode())
+    assert (done.returncode, done.stdout) == (0, b"")
+    lines = [line for line in RuntimePaths(data).spool.read_text(encoding="utf-8").splitlines() if line]
+    # Which transcript to read, never the content: the service reads it through the privacy filter.
+    assert [json.loads(line)["payload"] for line in lines] == [
+        {"hook_event_name": "Stop", "session_id": "s1", "transcript_path": "/t/s1.jsonl"}
+    ]
+    assert "hunter2" not in RuntimePaths(data).spool.read_text(encoding="utf-8")
+
+
+def test_data_dir_rule_matches_platformdirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("CLAUDE_MEMORY_HOME", raising=False)
+    for xdg in (None, str(tmp_path / "xdg")):
+        if xdg is None:
+            monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+        else:
+            monkeypatch.setenv("XDG_DATA_HOME", xdg)
+        assert default_data_dir() == Path(platformdirs.user_data_dir("claude-memory", appauthor=False))
+    monkeypatch.setenv("CLAUDE_MEMORY_HOME", str(tmp_path / "mine"))
+    assert default_data_dir() == tmp_path / "mine"
+
+
+def test_a_socket_path_too_long_for_unix_goes_to_a_per_user_temp_directory(tmp_path: Path) -> None:
+    short = RuntimePaths(tmp_path)
+    assert short.socket == tmp_path / "service.sock"
+    deep = RuntimePaths(tmp_path / ("d" * 120))
+    assert len(str(deep.socket)) <= MAX_SOCKET_PATH and deep.socket.parent.name == f"claude-memory-{os.getuid()}"
+    assert RuntimePaths(tmp_path / ("d" * 120)).socket == deep.socket  # stable
+    assert RuntimePaths(tmp_path / ("e" * 120)).socket != deep.socket
