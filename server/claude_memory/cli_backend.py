@@ -22,6 +22,7 @@ from claude_memory.client import ServiceClient, ServiceError, ServiceUnavailable
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.memory import ForgetSelector, Memory
 from claude_memory.service.projects import normalise_project_arg
+from claude_memory.service.spool import spool_state
 from claude_memory.store.db import StoreBusyError, StoreError
 from claude_memory.store.keyword import KeywordFilters
 
@@ -83,13 +84,6 @@ class ForgetRequest:
 def first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
-
-
-def spool_state(paths: RuntimePaths) -> dict[str, int]:
-    """Hook captures written while waiting for the service (as the service's status reports them)."""
-    spool = paths.spool
-    waiting = sum(1 for _ in paths.spool_dir.glob("batch-*.jsonl")) if paths.spool_dir.is_dir() else 0
-    return {"bytes": spool.stat().st_size if spool.exists() else 0, "batches_waiting": waiting}
 
 
 class Backend(ABC):

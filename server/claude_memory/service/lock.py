@@ -27,13 +27,9 @@ def holder_pid(path: Path) -> int | None:
         text = path.read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):
         return None
-    if not text.isdigit() or not is_locked(path):
+    if not text.isdigit() or not lock_held(path):
         return None
     return int(text)
-
-
-def is_locked(path: Path) -> bool:
-    return lock_held(path)
 
 
 class OwnerLock:

@@ -127,11 +127,7 @@ class Memory:
 
     def plan_import(self, claude_home: Path, project: str | None = None, *, settle_seconds: float = 60.0) -> ImportPlan:
         """What an import would read (for a progress bar), ready to run."""
-        options = ImportOptions(
-            settle_seconds=settle_seconds,
-            max_line_bytes=self.settings.max_line_mb << 20,
-            max_tool_text_chars=self.settings.max_tool_output_chars,
-        )
+        options = self._import_options(settle_seconds)
         found = discover(claude_home, normalise_project_arg(project) if project else None)
         return ImportPlan(Importer(self.writer, self.privacy, options), found)
 
@@ -151,12 +147,14 @@ class Memory:
 
     def import_files(self, files: list[TranscriptFile], *, settle_seconds: float) -> ImportReport:
         """Import these transcripts (the service's live capture: one file at a time, as it grows)."""
-        options = ImportOptions(
+        return Importer(self.writer, self.privacy, self._import_options(settle_seconds)).run(files)
+
+    def _import_options(self, settle_seconds: float) -> ImportOptions:
+        return ImportOptions(
             settle_seconds=settle_seconds,
             max_line_bytes=self.settings.max_line_mb << 20,
             max_tool_text_chars=self.settings.max_tool_output_chars,
         )
-        return Importer(self.writer, self.privacy, options).run(files)
 
     # ------------------------------------------------------------------ queries
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claude_memory.core import events as ev
 from claude_memory.core.citations import render
-from claude_memory.core.disclosure import DEFAULT_BUDGET
+from claude_memory.core.disclosure import DEFAULT_BUDGET, HIGH, SUGGESTED
 from claude_memory.core.injected import is_synthetic
 from claude_memory.core.injection import Recall, prompt_context, session_context, session_summary
 from claude_memory.service.capture import HookPayload, session_facts
@@ -58,7 +58,7 @@ class Recaller:
         recalls = [
             Recall(render(e.citation), e.type, from_store_time(e.ts), e.session_id, e.text, h.confidence)
             for h in hits
-            if h.confidence in ("high", "suggested")
+            if h.confidence in (HIGH, SUGGESTED)
             and (e := h.event).citation is not None
             and e.session_id != payload.session_id
         ]
@@ -73,7 +73,7 @@ class Recaller:
             return {"additional_context": "", "citations": [], "reason": "The session has no working directory."}
         summary = self._last_summary(project, payload.session_id)
         recent = [
-            Recall(render(e.citation), e.type, from_store_time(e.ts), e.session_id, e.text, "suggested")
+            Recall(render(e.citation), e.type, from_store_time(e.ts), e.session_id, e.text, SUGGESTED)
             for e in queries.history(
                 self.memory.con, KeywordFilters(project=project, types=(ev.USER_PROMPT,)), RECENT_PROMPTS * 3
             )

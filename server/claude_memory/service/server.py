@@ -38,7 +38,7 @@ from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.lock import OwnerLock
 from claude_memory.service.memory import Memory
 from claude_memory.service.recall import ContextParams, Recaller
-from claude_memory.service.spool import drain
+from claude_memory.service.spool import drain, spool_state
 from claude_memory.service.watcher import DEBOUNCE_SECONDS, Debouncer, TranscriptWatcher
 from claude_memory.service.worker import BACKGROUND, INTERACTIVE, LONG, URGENT, ServiceStopping, Worker
 from claude_memory.store.db import StoreBusyError, StoreError
@@ -327,8 +327,6 @@ class MemoryService:
 
     def _status(self) -> dict[str, Any]:
         assert self.memory is not None
-        spool = self.paths.spool
-        waiting = sum(1 for _ in self.paths.spool_dir.glob("batch-*.jsonl")) if self.paths.spool_dir.is_dir() else 0
         return {
             "service": {
                 **self._ping(),
@@ -342,7 +340,7 @@ class MemoryService:
                 "running": self.watcher.running,
                 "error": self.watcher.error,
             },
-            "spool": {"bytes": spool.stat().st_size if spool.exists() else 0, "batches_waiting": waiting},
+            "spool": spool_state(self.paths),
             "store": {"events": self.memory.stats()["events"]},
             "embedding": self.memory.embedding_status(),
             "warnings": list(self.memory.warnings),

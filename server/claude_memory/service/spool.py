@@ -34,6 +34,13 @@ class DrainReport:
     notes: list[str] = field(default_factory=list)
 
 
+def spool_state(paths: RuntimePaths) -> dict[str, int]:
+    """Hook captures waiting to be applied: bytes in the spool file, and batches set aside."""
+    spool = paths.spool
+    waiting = sum(1 for _ in paths.spool_dir.glob(BATCH_GLOB)) if paths.spool_dir.is_dir() else 0
+    return {"bytes": spool.stat().st_size if spool.exists() else 0, "batches_waiting": waiting}
+
+
 def take_batches(paths: RuntimePaths) -> list[Path]:
     """Move the current spool aside as a new batch; return every batch waiting, oldest first."""
     spool_dir = paths.spool_dir
