@@ -1,7 +1,5 @@
 """claude-memory-layer: long-term memory for Claude Code."""
 
-from __future__ import annotations
-
 
 def __getattr__(name: str) -> str:
     # Lazy, so that the hook client (which imports this package for every prompt) does not pay for

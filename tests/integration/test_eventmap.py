@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from claude_memory.core.ranking import NO_TIME, Facts, Scope, micros
 from claude_memory.service.memory import ForgetSelector, Memory
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
@@ -33,20 +34,35 @@ def sql_neighbours(memory: Memory, filters_sql: str = "TRUE") -> dict[int, tuple
     return {int(r[0]): (r[1], r[2]) for r in rows}
 
 
+def neighbour_ids(facts: Facts) -> dict[int, tuple[int | None, int | None]]:
+    ids = facts.ids.tolist()
+    return {
+        i: (ids[p] if p >= 0 else None, ids[n] if n >= 0 else None)
+        for i, p, n in zip(ids, facts.prev.tolist(), facts.next.tolist(), strict=True)
+    }
+
+
 def test_neighbours_and_facts_match_duckdb_for_every_event(store: Path, tmp_path: Path) -> None:
     with Memory(shutil.copytree(store, tmp_path / "d")) as memory:
         expected = sql_neighbours(memory)
         event_map = EventMap()
         event_map.refresh(memory.con)
-        got = event_map.candidates(list(expected), KeywordFilters())
-        assert set(got) == set(expected) and len(got) == 661
-        for event_id, (prev_id, next_id) in expected.items():
-            assert (got[event_id].prev_id, got[event_id].next_id) == (prev_id, next_id), event_id
+        first = memory.con.execute("SELECT session_id FROM events LIMIT 1").fetchone()
+        assert first is not None
+        some_session = first[0]
+        got = event_map.facts(list(expected), KeywordFilters(), Scope(project=WORK, session_id=some_session))
+        assert set(got.ids.tolist()) == set(expected) and len(got) == 661
+        assert neighbour_ids(got) == expected
         rows = memory.con.execute("SELECT id, session_id, project, ts FROM events").fetchall()
-        for event_id, session_id, project, ts in rows:
-            fact = got[int(event_id)]
-            assert (fact.session_id, fact.project) == (session_id, project)
-            assert fact.ts == (ts.replace(tzinfo=UTC) if ts else None)
+        row_of = {int(i): r for r, i in enumerate(got.ids.tolist())}
+        session_of: dict[str, int] = {}
+        for event_id, session_id, event_project, ts in rows:
+            row = row_of[int(event_id)]
+            assert session_of.setdefault(session_id, int(got.session[row])) == got.session[row]  # one code each
+            assert got.ts[row] == (micros(ts) if ts else NO_TIME)
+            assert got.same_project[row] == (event_project == WORK)
+            assert got.same_session[row] == (session_id == some_session)
+        assert len(set(session_of.values())) == len(session_of)
 
 
 def test_filters_skip_to_the_nearest_admitted_neighbour(store: Path, tmp_path: Path) -> None:
@@ -56,11 +72,10 @@ def test_filters_skip_to_the_nearest_admitted_neighbour(store: Path, tmp_path: P
         event_map.refresh(memory.con)
         filters = KeywordFilters(project=WORK, types=("user_prompt", "agent_response"))
         everything = [int(r[0]) for r in memory.con.execute("SELECT id FROM events").fetchall()]
-        got = event_map.candidates(everything, filters)
-        assert set(got) == set(expected)
-        assert {i: (c.prev_id, c.next_id) for i, c in got.items()} == expected
+        got = event_map.facts(everything, filters)
+        assert neighbour_ids(got) == expected
         since = datetime(2100, 1, 1, tzinfo=UTC)
-        assert event_map.candidates(everything, KeywordFilters(since=since)) == {}
+        assert len(event_map.facts(everything, KeywordFilters(since=since))) == 0
 
 
 def test_labels_map_to_their_events_and_the_map_follows_forgets(

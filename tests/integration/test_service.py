@@ -128,6 +128,42 @@ def test_bad_requests_get_one_sentence_and_the_connection_goes_on(running: tuple
     assert client.ping()["service"] == "claude-memory"
 
 
+def _run_hook(data: Path, event: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([str(HOOK), event], input=stdin, env=_env(data), capture_output=True, timeout=60)
+
+
+def test_the_hook_client_gets_context_and_hands_over_captures_in_one_request(
+    running: tuple[Path, ServiceClient],
+) -> None:
+    data, client = running
+    ask = {"query": "hello-from-mock", "mode": "keyword", "project": "/home/dev/work"}
+    _wait_for(lambda: len(client.call("search", ask)["results"]) >= 3, what="the import")
+    # Pretty-printed, so the payload has line breaks: the client passes it on unparsed, as one request line.
+    prompt = {"session_id": "asking", "transcript_path": "/nowhere/asking.jsonl", "cwd": "/home/dev/work",
+              "hook_event_name": "UserPromptSubmit", "prompt": "the hello-from-mock echo"}  # fmt: skip
+    done = _run_hook(data, "UserPromptSubmit", json.dumps(prompt, indent=2).encode())
+    assert (done.returncode, done.stderr) == (0, b"")
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output["hookEventName"] == "UserPromptSubmit"
+    assert "hello-from-mock" in output["additionalContext"] and "mem:" in output["additionalContext"]
+
+    before = client.call("status")["service"]["captures"]
+    capture = {"session_id": "asking", "transcript_path": "/nowhere/asking.jsonl", "cwd": "/home/dev/work",
+               "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "echo hi"},
+               "tool_response": {"stdout": "hi\n", "stderr": ""}, "tool_use_id": "toolu_hook_client"}  # fmt: skip
+    done = _run_hook(data, "PostToolUse", json.dumps(capture, indent=1).encode())
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    _wait_for(lambda: client.call("status")["service"]["captures"] > before, what="the capture")
+    assert not RuntimePaths(data).spool.exists() or not RuntimePaths(data).spool.read_text().strip()
+
+    # A payload the service refuses (no session): nothing printed, the reason logged in one line.
+    done = _run_hook(data, "UserPromptSubmit", b'{"prompt": "hello-from-mock"}')
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    log = (data / "logs" / "hooks.log").read_text(encoding="utf-8")
+    assert "UserPromptSubmit: ValueError: The memory service refused the UserPromptSubmit hook" in log
+    assert "session_id" in log
+
+
 BASH_TRANSCRIPT = "generated-cc2.1.330__bash-tool-with-requestId.jsonl"
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from claude_memory.core.paths import MAX_SOCKET_PATH, RuntimePaths, default_data_dir
+from claude_memory.core.locations import MAX_SOCKET_PATH
+from claude_memory.core.paths import RuntimePaths, default_data_dir
 from claude_memory.service.lock import holder_pid
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,3 +98,9 @@ def test_a_socket_path_too_long_for_unix_goes_to_a_per_user_temp_directory(tmp_p
     assert len(str(deep.socket)) <= MAX_SOCKET_PATH and deep.socket.parent.name == f"claude-memory-{os.getuid()}"
     assert RuntimePaths(tmp_path / ("d" * 120)).socket == deep.socket  # stable
     assert RuntimePaths(tmp_path / ("e" * 120)).socket != deep.socket
+
+
+def test_the_hook_client_speaks_the_clients_protocol_version() -> None:
+    from claude_memory import client, hookclient
+
+    assert hookclient.PROTOCOL_VERSION == client.PROTOCOL_VERSION

@@ -320,3 +320,14 @@ def test_bin_launcher_picks_the_interpreter(tmp_path: Path) -> None:
     out = subprocess.run([str(link), "--version"], env=env, capture_output=True, text=True, check=False)
     if (REPO / ".venv" / "bin" / "python").exists():
         assert out.returncode == 0 and out.stdout.startswith("claude-memory ")
+
+
+def test_precompile_writes_the_bytecode_hooks_would_otherwise_compile_each_time(tmp_path: Path) -> None:
+    package = tmp_path / "server" / "claude_memory"
+    package.mkdir(parents=True)
+    (package / "hookclient.py").write_text("X = 1\n")
+    assert ps.precompile([tmp_path, tmp_path / "not-a-plugin"], sys.executable) is None
+    assert [p.name.split(".")[0] for p in (package / "__pycache__").iterdir()] == ["hookclient"]
+    failed = ps.precompile([tmp_path], str(tmp_path / "no-python"))
+    assert failed is not None and failed.startswith("Could not precompile the plugin's Python files")
+    assert "\n" not in failed

@@ -2,38 +2,88 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 
 from claude_memory.core.ranking import (
     HIGH_COVERAGE,
+    NO_TIME,
     SUGGESTED_COVERAGE,
-    Candidate,
+    Facts,
     Ranked,
     Scope,
     Weights,
     confidence,
-    fuse,
+    micros,
 )
-from claude_memory.core.timeexpr import find_window
+from claude_memory.core.ranking import fuse as fuse_rows
+from claude_memory.core.timeexpr import TimeWindow, find_window
 
 OLD = datetime(2023, 5, 1, tzinfo=UTC)
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
 
-def session(name: str, ids: list[int], start: datetime = OLD, project: str = "/p") -> dict[int, Candidate]:
-    """Candidates for consecutive events of one session, a minute apart."""
-    out = {}
-    for n, i in enumerate(ids):
-        out[i] = Candidate(
-            session_id=name,
-            project=project,
-            ts=start + timedelta(minutes=n),
-            prev_id=ids[n - 1] if n > 0 else None,
-            next_id=ids[n + 1] if n + 1 < len(ids) else None,
+@dataclass
+class Row:
+    session_id: str
+    project: str
+    ts: datetime | None
+    prev_id: int | None
+    next_id: int | None
+
+
+def session(name: str, ids: list[int], start: datetime = OLD, project: str = "/p") -> dict[int, Row]:
+    """Candidate rows for consecutive events of one session, a minute apart."""
+    return {
+        i: Row(
+            name,
+            project,
+            start + timedelta(minutes=n),
+            ids[n - 1] if n > 0 else None,
+            ids[n + 1] if n + 1 < len(ids) else None,
         )
-    return out
+        for n, i in enumerate(ids)
+    }
+
+
+def fuse(
+    keyword: dict[int, float],
+    semantic: dict[int, float],
+    rows: dict[int, Row],
+    *,
+    coverage: dict[int, float] | None = None,
+    window: TimeWindow | None = None,
+    scope: Scope | None = None,
+    now: datetime | None = None,
+    weights: Weights | None = None,
+) -> list[Ranked]:
+    """Every ranked row, from hand-made rows (as the event map would give them) and scores by id."""
+    ids = list(rows)
+    row_of = {i: r for r, i in enumerate(ids)}
+    sessions = sorted({r.session_id for r in rows.values()})
+    scope = scope or Scope()
+    facts = Facts(
+        ids=np.asarray(ids, dtype=np.int64),
+        session=np.asarray([sessions.index(r.session_id) for r in rows.values()], dtype=np.int64),
+        ts=np.asarray([micros(r.ts) if r.ts else NO_TIME for r in rows.values()], dtype=np.int64),
+        prev=np.asarray([row_of.get(r.prev_id, -1) if r.prev_id else -1 for r in rows.values()], dtype=np.int64),
+        next=np.asarray([row_of.get(r.next_id, -1) if r.next_id else -1 for r in rows.values()], dtype=np.int64),
+        same_session=np.asarray([r.session_id == scope.session_id for r in rows.values()]),
+        same_project=np.asarray([r.project == scope.project for r in rows.values()]),
+    )
+    fused = fuse_rows(
+        facts,
+        facts.column(keyword),
+        facts.column(semantic),
+        facts.column(coverage or {}, 0.0),
+        window=window,
+        now=now,
+        weights=weights,
+    )
+    return fused.top(len(fused))
 
 
 def order(ranked: list[Ranked]) -> list[int]:
@@ -139,8 +189,8 @@ def test_no_window_without_an_absolute_date(query: str) -> None:
     assert find_window(query) is None
 
 
-def ranked_with(coverage: float, cosine: float, follows: int | None = None) -> Ranked:
-    return Ranked(1, 1.0, {"coverage": coverage, "semantic": cosine}, follows)
+def ranked_with(coverage: float, cosine: float) -> Ranked:
+    return Ranked(1, 1.0, {"coverage": coverage, "semantic": cosine})
 
 
 def test_confidence_classes_come_from_absolute_evidence() -> None:
@@ -152,7 +202,7 @@ def test_confidence_classes_come_from_absolute_evidence() -> None:
 
 def test_a_follow_up_is_one_class_below_its_hit() -> None:
     hit = Ranked(7, 2.0, {"coverage": 1.0, "semantic": 0.5})
-    follow = Ranked(8, 1.6, {"coverage": 0.0, "semantic": 0.1}, follows=7)
-    assert confidence(follow, {7: hit, 8: follow}) == "suggested"
+    follow = Ranked(8, 1.6, {"coverage": 0.0, "semantic": 0.1}, followed=hit)
+    assert confidence(follow) == "suggested"
     weak = Ranked(7, 2.0, {"coverage": 0.5, "semantic": 0.5})
-    assert confidence(follow, {7: weak, 8: follow}) == "none"
+    assert confidence(Ranked(8, 1.6, {"coverage": 0.0, "semantic": 0.1}, followed=weak)) == "none"

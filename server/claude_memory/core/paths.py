@@ -1,5 +1,5 @@
-"""Where a data directory keeps the memory service's runtime files. Standard library only: the hook
-client imports this at every prompt and must start fast.
+"""Where a data directory keeps the memory service's runtime files. Standard library only, for the
+clients (the hook client itself uses the string rules of :mod:`claude_memory.core.locations`).
 
 Everything lives inside the data directory (user-only permissions), except the socket when the data
 directory's path is too long for a Unix socket address (about 107 bytes): then it goes to a per-user
@@ -9,26 +9,15 @@ directory under the system's temporary directory, named after a hash of the data
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
-APP_NAME = "claude-memory"
-SOCKET_NAME = "service.sock"
-MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux, 104 on macOS; keep a margin
+from claude_memory.core import locations
 
 
 def default_data_dir() -> Path:
-    """``$CLAUDE_MEMORY_HOME``, else the platform's per-user data directory (as platformdirs computes it:
-    ``$XDG_DATA_HOME/claude-memory`` or ``~/.local/share/claude-memory`` on Linux,
-    ``~/Library/Application Support/claude-memory`` on macOS)."""
-    env = os.environ.get("CLAUDE_MEMORY_HOME")
-    if env:
-        return Path(env).expanduser()
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / APP_NAME
-    xdg = os.environ.get("XDG_DATA_HOME", "").strip()
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "share"
-    return base / APP_NAME
+    """``$CLAUDE_MEMORY_HOME``, else the platform's per-user data directory (the rule is
+    :func:`claude_memory.core.locations.default_data_dir`)."""
+    return Path(locations.default_data_dir())
 
 
 def lock_held(path: Path) -> bool:
@@ -73,9 +62,9 @@ class RuntimePaths:
 
     @property
     def socket(self) -> Path:
-        path = self.data_dir / SOCKET_NAME
-        if len(os.fsencode(str(path))) <= MAX_SOCKET_PATH:
-            return path
+        direct = locations.direct_socket(str(self.data_dir))
+        if direct is not None:
+            return Path(direct)
         import hashlib
         import tempfile
 
@@ -90,7 +79,7 @@ class RuntimePaths:
 
     @property
     def log_dir(self) -> Path:
-        return self.data_dir / "logs"
+        return self.data_dir / locations.LOG_DIR
 
     @property
     def spool_dir(self) -> Path:

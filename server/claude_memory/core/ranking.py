@@ -24,20 +24,54 @@ evidence on LoCoMo dev (:func:`confidence`).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import numpy.typing as npt
 
 from claude_memory.core.timeexpr import TimeWindow
 
+Int64s = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
+Bools = npt.NDArray[np.bool_]
+NO_TIME = int(np.iinfo(np.int64).min)  # a row without a timestamp
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
 
 @dataclass(frozen=True, slots=True)
-class Candidate:
-    session_id: str
-    project: str | None
-    ts: datetime | None
-    prev_id: int | None
-    next_id: int | None
+class Facts:
+    """What ranking knows of its candidates, one row each (columns of equal length): every keyword or
+    semantic hit the filters admit, and the nearest admitted event on each side of those in their session.
+    Columns rather than objects: a hybrid query has about a thousand candidates, and ranking them in numpy
+    takes a fraction of the time a Python loop did."""
+
+    ids: Int64s
+    session: Int64s  # session codes: rows with equal codes are of one session
+    ts: Int64s  # microseconds since the epoch (UTC), NO_TIME when unknown
+    prev: Int64s  # row of the previous admitted event of the session; -1 when there is none among the rows
+    next: Int64s  # likewise, the next one
+    same_session: Bools  # in the asker's session (see Scope)
+    same_project: Bools  # in the asker's project
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def column(self, values: dict[int, float], default: float = np.nan) -> Floats:
+        """``values`` (by event id) as a column aligned with the rows; ``default`` for rows without one
+        (ids that are not rows are left out)."""
+        out = np.full(len(self), default)
+        if not values or not len(self):
+            return out
+        ids = np.fromiter(values.keys(), dtype=np.int64, count=len(values))
+        scores = np.fromiter(values.values(), dtype=np.float64, count=len(values))
+        by_id = np.argsort(self.ids)
+        found = np.searchsorted(self.ids, ids, sorter=by_id).clip(0, len(self) - 1)
+        rows = by_id[found]
+        hit = self.ids[rows] == ids
+        out[rows[hit]] = scores[hit]
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,117 +100,141 @@ class Ranked:
     event_id: int
     score: float
     breakdown: dict[str, float] = field(default_factory=dict)
-    follows: int | None = None  # the hit this event was promoted after, as its follow-up
+    followed: Ranked | None = None  # the hit this event was promoted after, as its follow-up
+
+    @property
+    def follows(self) -> int | None:
+        return self.followed.event_id if self.followed is not None else None
 
 
-def _normalised(scores: dict[int, float], *, floor: bool) -> dict[int, float]:
-    """Scores divided by the best (``floor=False``: BM25 has a natural zero) or min-max scaled."""
-    if not scores:
-        return {}
-    high = max(scores.values())
-    low = min(scores.values()) if floor else 0.0
+def micros(when: datetime) -> int:
+    """An aware datetime (naive means UTC) as microseconds since the epoch, like :attr:`Facts.ts`."""
+    aware = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return (aware - _EPOCH) // _MICROSECOND
+
+
+def _normalised(scores: Floats, present: Bools, *, floor: bool) -> Floats:
+    """Scores divided by the best present one (``floor=False``: BM25 has a natural zero) or min-max
+    scaled; 0 where not present."""
+    out = np.zeros(len(scores))
+    if not present.any():
+        return out
+    high = scores[present].max()
+    low = scores[present].min() if floor else 0.0
     span = high - low
-    return {k: (v - low) / span if span > 0 else 1.0 for k, v in scores.items()}
+    out[present] = (scores[present] - low) / span if span > 0 else 1.0
+    return out
 
 
-def _recency(ts: datetime | None, now: datetime, half_life_days: float) -> float:
-    if ts is None:
-        return 0.0
-    if ts.tzinfo is None:
-        ts = ts.replace(tzinfo=UTC)
-    age_days = max(0.0, (now - ts).total_seconds() / 86400)
-    return math.pow(0.5, age_days / half_life_days)
+@dataclass(frozen=True, slots=True)
+class Fused:
+    """The ranking of :func:`fuse`: ``order`` holds the ranked rows of ``facts``, best first (ties by id)."""
+
+    facts: Facts
+    order: Int64s
+    score: Floats  # final score per row (meaningful for ranked rows)
+    parts: dict[str, Floats]  # the score breakdown, per row
+    scored: Bools  # rows scored on their own evidence (the others are only follow-ups)
+    followed: Int64s  # row each row was promoted after, -1 if none
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def top(self, limit: int) -> list[Ranked]:
+        return [self._ranked(int(row)) for row in self.order[:limit]]
+
+    def _ranked(self, row: int, *, follow: bool = True) -> Ranked:
+        names = _SCORED_PARTS if self.scored[row] else _FOLLOW_UP_PARTS
+        breakdown = {name: float(self.parts[name][row]) for name in names}
+        after = int(self.followed[row])
+        if after >= 0:
+            breakdown["follow"] = float(self.parts["follow"][row])
+        followed = self._ranked(after, follow=False) if follow and after >= 0 else None
+        return Ranked(int(self.facts.ids[row]), float(self.score[row]), breakdown, followed)
+
+
+_SCORED_PARTS = ("keyword", "coverage", "keyword_next", "semantic", "date", "recency", "scope", "session")
+_FOLLOW_UP_PARTS = ("keyword", "coverage", "semantic")
 
 
 def fuse(
-    keyword: dict[int, float],
-    semantic: dict[int, float],
-    candidates: dict[int, Candidate],
+    facts: Facts,
+    keyword: Floats,
+    semantic: Floats,
+    coverage: Floats,
     *,
-    coverage: dict[int, float] | None = None,
     window: TimeWindow | None = None,
-    scope: Scope | None = None,
     now: datetime | None = None,
     weights: Weights | None = None,
-) -> list[Ranked]:
-    """All candidates, best first (ties by id). ``candidates`` holds the session facts of every event
-    in ``keyword`` or ``semantic`` that the filters admit, and of their neighbours; other ids drop out."""
+) -> Fused:
+    """Rank the candidate rows of ``facts``. ``keyword`` is each row's BM25 and ``semantic`` its best
+    chunk's cosine, NaN where the row is not a candidate of that component; ``coverage`` is the share of
+    the query's idf mass a keyword hit matches (0 elsewhere)."""
     w = weights or Weights()
-    if now is None:  # recency relative to the newest candidate: the same store gives the same ranking
-        times = [c.ts if c.ts.tzinfo else c.ts.replace(tzinfo=UTC) for c in candidates.values() if c.ts is not None]
-        now = max(times, default=datetime.now(UTC))
-    ids = {i for i in (*keyword, *semantic) if i in candidates}
-    for i in [i for i in keyword if i in candidates]:  # a question whose answer matched
-        prev_id = candidates[i].prev_id
-        if prev_id is not None and prev_id in candidates:
-            ids.add(prev_id)
+    n = len(facts)
+    known = facts.ts != NO_TIME
+    if now is not None:
+        now_us = micros(now)
+    else:  # recency relative to the newest candidate: the same store gives the same ranking
+        now_us = int(facts.ts[known].max()) if known.any() else micros(datetime.now(UTC))
+    is_kw = ~np.isnan(keyword)
+    has_sem = ~np.isnan(semantic)
+    kw = np.where(is_kw, keyword, 0.0)
+    sem = np.where(has_sem, semantic, 0.0)
+    scored = is_kw | has_sem
+    questions = facts.prev[is_kw]
+    scored[questions[questions >= 0]] = True  # a question whose answer matched
 
-    def coverage_of(i: int) -> float:
-        return coverage.get(i, 0.0) if coverage else 0.0
+    nxt = facts.next
+    keyword_next = np.where(nxt >= 0, kw[nxt.clip(0)], 0.0)
+    kw_context = kw + w.next_keyword * keyword_next
+    kw_norm = _normalised(kw_context, scored & (kw_context > 0), floor=False)
+    sem_present = scored & has_sem
+    sem_norm = _normalised(sem, sem_present, floor=True)
+    use_sem, use_kw = sem_present.any(), (scored & (kw_context > 0)).any()
+    dense = w.dense if use_sem and use_kw else (1.0 if use_sem else 0.0)
 
-    def next_keyword(i: int) -> float:
-        nxt = candidates[i].next_id
-        return keyword.get(nxt, 0.0) if nxt is not None else 0.0
+    in_window = np.zeros(n, dtype=bool)
+    if window is not None:
+        in_window = known & (facts.ts >= micros(window.start)) & (facts.ts < micros(window.end))
+    age_days = np.maximum(0.0, (now_us - np.where(known, facts.ts, now_us)) / 1e6 / 86400)
+    recency = np.where(known, w.recency * np.power(0.5, age_days / w.recency_half_life_days), 0.0)
+    scoped = np.where(facts.same_session, w.same_session, np.where(facts.same_project, w.same_project, 0.0))
+    base = (1 - dense) * kw_norm + dense * sem_norm + np.where(in_window, w.date, 0.0) + recency + scoped
+    base = np.where(scored, base, 0.0)
 
-    kw_context = {i: keyword.get(i, 0.0) + w.next_keyword * next_keyword(i) for i in ids}
-    kw_norm = _normalised({i: s for i, s in kw_context.items() if s > 0}, floor=False)
-    sem_norm = _normalised({i: s for i, s in semantic.items() if i in ids}, floor=True)
-    use_dense = w.dense if sem_norm and kw_norm else (1.0 if sem_norm else 0.0)
+    best_in_session = np.zeros(int(facts.session.max()) + 1 if n else 0)
+    np.maximum.at(best_in_session, facts.session[scored], base[scored])
+    session = w.session * best_in_session[facts.session]
+    score = np.where(scored, base + session, 0.0)
 
-    base: dict[int, float] = {}
-    parts: dict[int, dict[str, float]] = {}
-    for i in ids:
-        c = candidates[i]
-        in_window = window is not None and window.contains(c.ts)
-        recency = w.recency * _recency(c.ts, now, w.recency_half_life_days)
-        scoped = 0.0
-        if scope is not None:
-            if scope.session_id is not None and c.session_id == scope.session_id:
-                scoped = w.same_session
-            elif scope.project is not None and c.project == scope.project:
-                scoped = w.same_project
-        base[i] = (
-            (1 - use_dense) * kw_norm.get(i, 0.0)
-            + use_dense * sem_norm.get(i, 0.0)
-            + (w.date if in_window else 0.0)
-            + recency
-            + scoped
-        )
-        parts[i] = {
-            "keyword": keyword.get(i, 0.0),
-            "coverage": coverage_of(i),
-            "keyword_next": next_keyword(i),
-            "semantic": semantic.get(i, 0.0),
-            "date": 1.0 if in_window else 0.0,
-            "recency": recency,
-            "scope": scoped,
-        }
+    # Follow-ups: the event after a scored one scores at least w.follow times it. An event follows one
+    # row at most (its nearest admitted predecessor), so no two promotions compete for it.
+    final = score.copy()
+    followed = np.full(n, -1, dtype=np.int64)
+    leaders = np.flatnonzero(scored & (nxt >= 0))
+    promoted = w.follow * score[leaders]
+    wins = promoted > final[nxt[leaders]]
+    targets = nxt[leaders][wins]
+    final[targets] = promoted[wins]
+    followed[targets] = leaders[wins]
+    follow = np.zeros(n)
+    follow[targets] = promoted[wins]
 
-    best_in_session: dict[str, float] = {}
-    for i, score in base.items():
-        session = candidates[i].session_id
-        best_in_session[session] = max(best_in_session.get(session, 0.0), score)
-    scores = {i: s + w.session * best_in_session[candidates[i].session_id] for i, s in base.items()}
-    for i in ids:
-        parts[i]["session"] = w.session * best_in_session[candidates[i].session_id]
-
-    final = dict(scores)
-    follows: dict[int, int] = {}
-    for i, score in sorted(scores.items(), key=lambda x: (-x[1], x[0])):
-        nxt = candidates[i].next_id
-        if nxt is None or nxt not in candidates:
-            continue
-        promoted = w.follow * score
-        if promoted > final.get(nxt, 0.0):
-            final[nxt] = promoted
-            parts.setdefault(
-                nxt,
-                {"keyword": keyword.get(nxt, 0.0), "coverage": coverage_of(nxt), "semantic": semantic.get(nxt, 0.0)},
-            )
-            parts[nxt]["follow"] = promoted
-            follows[nxt] = i
-    ranked = sorted(final.items(), key=lambda x: (-x[1], x[0]))
-    return [Ranked(i, s, parts[i], follows.get(i)) for i, s in ranked]
+    ranked = np.flatnonzero(scored | (followed >= 0))
+    order = ranked[np.lexsort((facts.ids[ranked], -final[ranked]))]
+    parts = {
+        "keyword": kw,
+        "coverage": coverage,
+        "keyword_next": keyword_next,
+        "semantic": sem,
+        "date": in_window.astype(np.float64),
+        "recency": recency,
+        "scope": scoped,
+        "session": session,
+        "follow": follow,
+    }
+    return Fused(facts, order, final, parts, scored, followed)
 
 
 # Calibrated on LoCoMo dev (997 questions, top 10 hybrid results each; base rate: 9% of results are an
@@ -189,12 +247,12 @@ SUGGESTED_COSINE = 0.62
 CLASSES = ("none", "suggested", "high")
 
 
-def confidence(ranked: Ranked, by_id: dict[int, Ranked] | None = None) -> str:
+def confidence(ranked: Ranked) -> str:
     """high | suggested | none for one result, from its absolute evidence (not its relative score). A
     follow-up is one class below the hit it follows, unless its own evidence says more."""
     parts = ranked.breakdown
     cover, cosine = parts.get("coverage", 0.0), parts.get("semantic", 0.0)
     own = 2 if cover >= HIGH_COVERAGE else 1 if cover >= SUGGESTED_COVERAGE or cosine >= SUGGESTED_COSINE else 0
-    if ranked.follows is not None and by_id and ranked.follows in by_id:
-        own = max(own, CLASSES.index(confidence(by_id[ranked.follows])) - 1)
+    if ranked.followed is not None:
+        own = max(own, CLASSES.index(confidence(ranked.followed)) - 1)
     return CLASSES[own]

@@ -138,6 +138,7 @@ class EmbeddingWorker:
                 con.execute("INSERT INTO chunks SELECT * FROM new_chunks")
             with arrow_view(con, "done_events", id_table(event_ids)):
                 con.execute("DELETE FROM embed_queue WHERE event_id IN (SELECT id FROM done_events)")
+        self.writer.changes.bump()
         if labels:
             self.index.add(labels, np.stack([by_hash[p[2]] for p in pieces]))
 

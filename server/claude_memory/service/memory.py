@@ -7,6 +7,7 @@ process can even read) and routes all writes through one :class:`EventWriter`.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -42,7 +43,7 @@ from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.postings import PostingsIndex
 from claude_memory.store.queries import StoredEvent
 from claude_memory.store.vector_index import VectorIndex
-from claude_memory.store.writer import EventWriter
+from claude_memory.store.writer import Changes, EventWriter
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,15 +105,19 @@ class Memory:
             patterns = ", ".join(repr(p) for p in self.privacy.invalid_patterns)
             self.warnings.append(f"Ignoring custom privacy patterns that are not valid regular expressions: {patterns}")
         self.con = db.connect(data_dir, read_only=read_only)
-        self.writer = EventWriter(self.con)
+        self.changes = Changes()  # this process's writes: search re-reads the store only after one
+        self.writer = EventWriter(self.con, self.changes)
         self.tokenizer = QueryTokenizer()
         self.embedder = Embedder(self.settings.embedding_model_path)
         self._index: VectorIndex | None = None
         self._events = EventMap()  # ranking's in-memory view of the store, refreshed before each search
         self._postings = PostingsIndex()  # BM25 postings in memory (~23 MB at 100k events), refreshed likewise
         self.layer_cache = LayerCache()  # progressive-disclosure results, valid for one store generation
+        self._pool: ThreadPoolExecutor | None = None  # embeds search queries beside BM25
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
         self.con.close()
 
     def __enter__(self) -> Memory:
@@ -161,10 +166,13 @@ class Memory:
     def search(
         self, query: str, filters: KeywordFilters, limit: int, mode: str = "hybrid"
     ) -> tuple[list[SearchHit], dict[str, Any]]:
-        retrieval = Retrieval(self.tokenizer, events=self._events, postings=self._postings)
+        retrieval = Retrieval(self.tokenizer, events=self._events, postings=self._postings, changes=self.changes.count)
         if mode != "keyword":
             if self.embedder.available:
                 retrieval.embedder, retrieval.index = self.embedder, self.vector_index()
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-embedding")
+                retrieval.pool = self._pool
             else:
                 retrieval.unavailable = self.embedder.reason
         return search(self.con, retrieval, query, filters, limit, mode)
@@ -343,6 +351,6 @@ class Memory:
             else:
                 index.save()  # marked deleted at once; `claude-memory reindex` drops the bytes
             self.con = db.rewrite(self.con, self.data_dir)
-            self.writer = EventWriter(self.con)
+            self.writer = EventWriter(self.con, self.changes)
             self.layer_cache.clear()  # the generation changed too; this also frees the memory at once
         return count

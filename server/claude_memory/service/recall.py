@@ -63,10 +63,12 @@ class Recaller:
             and e.session_id != payload.session_id
         ]
         text, cited = prompt_context(recalls, budget)
-        for citation in cited:
-            queries.record_citation_use(self.memory.con, citation.removeprefix("mem:"), "hook")
         reason = None if text else "Nothing in memory is relevant enough to this prompt."
         return {"additional_context": text, "citations": cited, "reason": reason, "meta": meta}
+
+    def record_uses(self, citations: list[str]) -> None:
+        """Count the citations a context answer injected as used (the service does it after answering)."""
+        queries.record_citation_uses(self.memory.con, [c.removeprefix("mem:") for c in citations], "hook")
 
     def _session_start(self, payload: HookPayload, project: str | None, budget: int) -> dict[str, Any]:
         if project is None:

@@ -4,6 +4,7 @@ hydrated, with snippets around the matched terms."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -14,10 +15,10 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 
-from claude_memory.core.ranking import Candidate, Scope, Weights, confidence, fuse
+from claude_memory.core.ranking import Scope, Weights, confidence, fuse
 from claude_memory.core.timeexpr import find_window
 from claude_memory.core.tokens import QueryTokenizer
-from claude_memory.service.semantic import embed_query, event_similarities, semantic_candidates
+from claude_memory.service.semantic import embed_query, event_similarities, event_vectors, semantic_candidates
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
@@ -66,6 +67,10 @@ def snippet(text: str, stems: list[str], width: int = SNIPPET_CHARS) -> str:
 
 MODES = ("keyword", "semantic", "hybrid")
 CANDIDATES = 200  # per component; fusion, session prior and follow-ups need more than the page shown
+# Keyword hits outside the semantic top get their exact cosine, read from the index, for the best this many
+# by BM25 only: on LoCoMo dev, recall@5/@10 was 65.4/75.7 with all 200, 65.6/75.9 with 50, 65.4/75.7 with
+# 25, and 3 points lower with none; each costs ~25 us of hnswlib lookups.
+EXACT_COSINES = 50
 
 
 @dataclass(slots=True)
@@ -78,6 +83,8 @@ class Retrieval:
     unavailable: str | None = None  # why semantic search is off, in one sentence
     events: EventMap = field(default_factory=EventMap)  # refreshed by search
     postings: PostingsIndex = field(default_factory=PostingsIndex)  # BM25 in memory, refreshed by search
+    pool: ThreadPoolExecutor | None = None  # one thread for the query embedding (else one per search: ~1 ms)
+    changes: int | None = None  # the store's write count in this process (store.writer.Changes), if it is the writer
     weights: Weights = field(default_factory=Weights)
 
 
@@ -102,21 +109,25 @@ def search(
     sem: dict[int, float] = {}
     vector: npt.NDArray[np.float32] | None = None
 
-    def keyword_part() -> tuple[list[tuple[int, float, float]], dict[int, Candidate]]:
-        """BM25 hits and the ranking facts of those the filters admit (and of their neighbours)."""
-        found = retrieval.postings.search(stems, filters, want, retrieval.events)
-        return found, retrieval.events.candidates([i for i, _, _ in found], filters)
+    def keyword_part() -> list[tuple[int, float, float]]:
+        """BM25 hits the filters admit: (event id, score, query coverage)."""
+        return retrieval.postings.search(stems, filters, want, retrieval.events)
 
-    # The worker thread embeds the query (the model releases the GIL); this thread meanwhile refreshes the
-    # in-memory views, runs BM25 and gathers the keyword hits' facts. (Reading the keyword hits' vectors on
-    # the worker too, during the k-NN search, gained nothing measurable on 2 cores.)
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    # The in-memory views are brought level with the store first: that asks DuckDB, which is 3x slower while the
+    # model runs beside it on a 2-core machine. Then the worker thread embeds the query (the model releases the
+    # GIL) while this thread runs BM25 and reads the keyword hits' vectors.
+    retrieval.postings.refresh(con, retrieval.events.refresh(con, retrieval.changes))
+    with contextlib.ExitStack() as stack:
+        pool = retrieval.pool or stack.enter_context(ThreadPoolExecutor(max_workers=1))
         embedding: Future[npt.NDArray[np.float32]] | None = None
         if mode != "keyword" and semantic_ok:
             assert retrieval.embedder is not None
             embedding = pool.submit(embed_query, retrieval.embedder, query)
-        retrieval.postings.refresh(con, retrieval.events.refresh(con))
-        kw_hits, facts = keyword_part() if mode != "semantic" or not semantic_ok else ([], {})
+        kw_hits = keyword_part() if mode != "semantic" or not semantic_ok else []
+        kw_vectors = None
+        if embedding is not None and mode == "hybrid" and retrieval.index is not None:
+            # the keyword hits' vectors, for their exact cosines, read while the query is being embedded
+            kw_vectors = event_vectors(retrieval.index, retrieval.events, [i for i, _, _ in kw_hits[:EXACT_COSINES]])
         if embedding is not None:
             assert retrieval.index is not None
             try:
@@ -126,25 +137,26 @@ def search(
                 degraded = f"Semantic search failed ({type(exc).__name__}); keyword results only."
                 vector = None
                 if not kw_hits:
-                    kw_hits, facts = keyword_part()
+                    kw_hits = keyword_part()
     kw = {i: score for i, score, _ in kw_hits}
-    # the facts of every keyword and semantic hit: the semantic-only ones join those gathered above
-    facts.update(retrieval.events.candidates([i for i in sem if i not in kw], filters))
-    if vector is not None and retrieval.index is not None and mode == "hybrid":
+    facts = retrieval.events.facts(list({**kw, **sem}), filters, scope)
+    if vector is not None and kw_vectors is not None:
         # keyword hits outside the semantic top are scored by their own cosine, not 0 (neighbours are
         # not: they cost as much again and gained nothing measurable on LoCoMo)
-        missing = [i for i in kw if i in facts and i not in sem]
-        sem.update(event_similarities(retrieval.index, retrieval.events, vector, missing))
+        sem.update(event_similarities(retrieval.events, kw_vectors, vector, [i for i in kw if i not in sem]))
     window = find_window(query)
     fused = fuse(
-        kw, sem, facts, coverage={i: c for i, _, c in kw_hits}, window=window, scope=scope, weights=retrieval.weights
+        facts,
+        facts.column(kw),
+        facts.column(sem),
+        facts.column({i: c for i, _, c in kw_hits}, 0.0),
+        window=window,
+        weights=retrieval.weights,
     )
-    ranked, by_id = fused[:limit], {r.event_id: r for r in fused}
+    ranked = fused.top(limit)
     events = events_by_ids(con, [r.event_id for r in ranked])
     hits = [
-        SearchHit(
-            events[r.event_id], r.score, snippet(events[r.event_id].text, stems), r.breakdown, confidence(r, by_id)
-        )
+        SearchHit(events[r.event_id], r.score, snippet(events[r.event_id].text, stems), r.breakdown, confidence(r))
         for r in ranked
         if r.event_id in events
     ]

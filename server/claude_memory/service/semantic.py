@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
@@ -10,7 +12,9 @@ from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.vector_index import VectorIndex
 
-OVERSAMPLE = 3  # chunks asked of the index per result wanted (1.1 chunks per event at 100k; filters drop some)
+# Chunks asked of the index per result wanted (1.1 chunks per event at 100k; filters drop some). 3 and 2 gave
+# the same LoCoMo dev recall; the k-NN search time grows with it.
+OVERSAMPLE = 2
 MAX_CHUNKS = 4000
 
 
@@ -40,11 +44,9 @@ def semantic_candidates(
 ) -> list[tuple[int, float]]:
     """Top ``limit`` (event id, cosine similarity of its best chunk), best first, within ``filters``."""
     filtered = filters != KeywordFilters()
-    hits = index.search(vector, min(MAX_CHUNKS, limit * OVERSAMPLE * (2 if filtered else 1)))
-    if not hits:
+    labels, scores = index.search(vector, min(MAX_CHUNKS, limit * OVERSAMPLE * (2 if filtered else 1)))
+    if not len(labels):
         return []
-    labels = np.asarray([h[0] for h in hits], dtype=np.int64)
-    scores = np.asarray([h[1] for h in hits], dtype=np.float64)
     positions = events.events_of_labels(labels)
     known = positions >= 0
     positions, scores = positions[known], scores[known]
@@ -52,17 +54,32 @@ def semantic_candidates(
     return _best_per_event(events, positions[keep], scores[keep], limit)
 
 
-def event_similarities(
-    index: VectorIndex, events: EventMap, vector: npt.NDArray[np.float32], event_ids: list[int]
-) -> dict[int, float]:
-    """Exact cosine similarity of the best chunk of each event in ``event_ids`` (those with vectors)."""
+@dataclass(frozen=True, slots=True)
+class EventVectors:
+    """The vectors of every chunk of some events: row k belongs to the event at map position ``owners[k]``."""
+
+    owners: npt.NDArray[np.int64]
+    vectors: npt.NDArray[np.float32]
+
+
+def event_vectors(index: VectorIndex, events: EventMap, event_ids: list[int]) -> EventVectors:
+    """Read the chunk vectors of ``event_ids`` (those with vectors) from the index. Needs no query, so
+    search does it while the query is still being embedded."""
     positions = events.positions(event_ids)
     labels, owners = events.labels_of(positions[positions >= 0])
-    similar = index.similarities(vector, labels.tolist())
-    if not similar:
-        return {}
-    held = np.fromiter(similar, dtype=np.int64, count=len(similar))  # the labels the index returned
-    scores = np.fromiter(similar.values(), dtype=np.float64, count=len(similar))
+    held, vectors = index.vectors(labels.tolist())
     order = np.argsort(labels, kind="stable")  # labels are distinct: each has one owner
-    owner_of_held = owners[order][np.searchsorted(labels[order], held)]
-    return dict(_best_per_event(events, owner_of_held, scores, None))
+    return EventVectors(owners[order][np.searchsorted(labels[order], held)], vectors)
+
+
+def event_similarities(
+    events: EventMap, found: EventVectors, vector: npt.NDArray[np.float32], event_ids: list[int]
+) -> dict[int, float]:
+    """Exact cosine similarity of the best chunk of each event in ``event_ids`` that ``found`` holds."""
+    wanted = events.positions(event_ids)
+    keep = np.isin(found.owners, wanted[wanted >= 0])
+    if not keep.any():
+        return {}
+    unit = vector / (np.linalg.norm(vector) or 1.0)
+    scores = (found.vectors[keep] @ unit).astype(np.float64)
+    return dict(_best_per_event(events, found.owners[keep], scores, None))

@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claude_memory import __version__
-from claude_memory.client import MAX_LINE, PROTOCOL_VERSION
+from claude_memory.client import MAX_LINE, PROTOCOL_VERSION, spool_capture
 from claude_memory.core.paths import RuntimePaths, ensure_private_dir
+from claude_memory.hookclient import CONTEXT_EVENTS
 from claude_memory.service import api
 from claude_memory.service.capture import Capture, HookPayload
 from claude_memory.service.discovery import discover, transcript_file
@@ -51,6 +52,9 @@ log = logging.getLogger("claude_memory.service")
 EMBED_BATCH = 8
 EMBED_BATCH_QUIET = 64
 QUIET_SECONDS = 1.0
+# The embedding queue is only looked at when events may have been added to it (ingest, captures, import),
+# and otherwise every this many seconds (retries after backoff): an idle service does not poll the store.
+EMBED_RECHECK_SECONDS = 30.0
 SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if a crash loses it
 OPEN_RETRY_SECONDS = 60.0  # a CLI run may hold the store for a moment when the service starts
 
@@ -69,6 +73,14 @@ class _ImportParams(BaseModel):
     project: str | None = None
 
 
+class _HookParams(BaseModel):
+    """The hook client's request: the event name and Claude Code's payload, as it came."""
+
+    model_config = ConfigDict(extra="forbid")
+    event: str = Field(min_length=1, max_length=100)
+    payload: dict[str, Any]
+
+
 class MemoryService:
     def __init__(self, options: ServiceOptions) -> None:
         self.options = options
@@ -83,6 +95,12 @@ class MemoryService:
         self._server: _SocketServer | None = None
         self._drain_queued = threading.Event()
         self._index_dirty_since: float | None = None
+        self._embed_due = True  # events may be waiting for embedding (cleared when the queue is found empty)
+        self._embed_checked = 0.0  # monotonic time the queue was last found empty
+        # Citations injected by the context hooks, counted as used when the service is quiet: each write is a
+        # commit (~5 ms), and the next hook should not start while the service is busy with it.
+        self._uses_lock = threading.Lock()
+        self._pending_uses: list[str] = []
         self.counters: dict[str, int] = {"requests": 0, "captures": 0, "files_ingested": 0, "events_ingested": 0}
 
     # ------------------------------------------------------------------ lifecycle
@@ -149,6 +167,8 @@ class MemoryService:
             memory = self.memory
             with contextlib.suppress(Exception):  # before any queued work: the index is saved even with a backlog
                 self.worker.submit(lambda: self._save_index(force=True), URGENT).result(timeout=60)
+            with contextlib.suppress(Exception):
+                self.worker.submit(self._flush_uses, URGENT).result(timeout=60)
             if self.worker.stop():
                 memory.close()
             else:  # the worker still uses the connection: let the process exit close it
@@ -176,6 +196,7 @@ class MemoryService:
         report = self.memory.import_files(files, settle_seconds=self.options.live_settle)
         self.counters["files_ingested"] += report.files_read
         self.counters["events_ingested"] += report.events_new
+        self._embed_due = self._embed_due or report.events_new > 0
         if report.events_new:
             log.info("Ingested %d new events from %d transcripts.", report.events_new, report.files_read)
         return report.events_new
@@ -208,27 +229,41 @@ class MemoryService:
             log.info("Applied %d hook captures (%d lines rejected).", report.applied, report.rejected)
         return {"applied": report.applied, "rejected": report.rejected}
 
-    def _apply_capture(self, payload: HookPayload) -> None:
+    def _apply_capture(self, payload: HookPayload) -> dict[str, Any]:
         result = self.capture.apply(payload)
         self.counters["captures"] += 1
         self.counters["events_ingested"] += int(result["new_events"])
+        self._embed_due = self._embed_due or int(result["new_events"]) > 0
+        return result
 
     def _idle(self) -> bool:
         """Embed one small batch; save the index now and then. True if there was work."""
         memory = self.memory
         if memory is None or not memory.embedder.available:
             return False
-        index = memory.vector_index()
-        quiet = time.monotonic() - self.worker.last_request > QUIET_SECONDS
+        now = time.monotonic()
+        quiet = now - self.worker.last_request > QUIET_SECONDS
+        if quiet:
+            self._flush_uses()
+        if not self._embed_due and now - self._embed_checked < EMBED_RECHECK_SECONDS:
+            return False
         batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
+        index = memory.vector_index()
         done = EmbeddingWorker(memory.writer, memory.embedder, index).run(batch=batch, max_batches=1, save=False)
         if done:
             self._index_dirty_since = self._index_dirty_since or time.monotonic()
             if time.monotonic() - self._index_dirty_since > SAVE_INDEX_EVERY:
                 self._save_index(force=True)
             return True
+        self._embed_due, self._embed_checked = False, time.monotonic()
         self._save_index()
         return False
+
+    def _flush_uses(self) -> None:
+        with self._uses_lock:
+            uses, self._pending_uses = self._pending_uses, []
+        if uses:
+            self.recaller.record_uses(uses)
 
     def _save_index(self, *, force: bool = False) -> None:
         if self.memory is None or (self._index_dirty_since is None and not force):
@@ -279,22 +314,13 @@ class MemoryService:
             return {"stopping": True}
         if method == "status":
             return self._call(self._status, INTERACTIVE)
+        if method == "hook":
+            return self._hook(_HookParams.model_validate(params))
         if method == "context":
-            context = ContextParams.model_validate(params)
-            started = time.perf_counter()
-            answer = self._call(lambda: self.recaller.context(context), INTERACTIVE)
-            log.info(
-                "%s context: %d characters, %d citations, %.0f ms%s",
-                context.payload.hook_event_name,
-                len(answer["additional_context"]),
-                len(answer["citations"]),
-                (time.perf_counter() - started) * 1000,
-                f" ({answer['reason']})" if answer.get("reason") else "",
-            )
-            return answer
+            return self._context(ContextParams.model_validate(params))
         if method == "capture":
             payload = HookPayload.model_validate(params.get("payload"))
-            return self._call(lambda: self.capture.apply(payload), INTERACTIVE)
+            return self._call(lambda: self._apply_capture(payload), INTERACTIVE)
         if method == "import":
             p = _ImportParams.model_validate(params)
             return self._call(lambda: self._import_all(p.project), LONG)
@@ -305,6 +331,36 @@ class MemoryService:
         memory = self.memory
         assert memory is not None
         return self._call(lambda: handler.run(memory, parsed), LONG if method == "reindex" else INTERACTIVE)
+
+    def _hook(self, params: _HookParams) -> dict[str, Any] | None:
+        """The hook client's one request: the hook output for a context event (None when there is
+        nothing to inject); a capture is spooled here, in the connection's thread, so that it is kept
+        even while the worker is busy, and applied by the worker soon after."""
+        fields = {**params.payload, "hook_event_name": params.event}
+        payload = HookPayload.model_validate(fields)
+        if params.event in CONTEXT_EVENTS:
+            text = self._context(ContextParams(payload=payload))["additional_context"]
+            if not text:
+                return None
+            return {"hookSpecificOutput": {"hookEventName": params.event, "additionalContext": text}}
+        spool_capture(self.paths, fields)
+        self.request_drain()
+        return None
+
+    def _context(self, context: ContextParams) -> dict[str, Any]:
+        started = time.perf_counter()
+        answer: dict[str, Any] = self._call(lambda: self.recaller.context(context), INTERACTIVE)
+        with self._uses_lock:
+            self._pending_uses.extend(answer["citations"])
+        log.info(
+            "%s context: %d characters, %d citations, %.0f ms%s",
+            context.payload.hook_event_name,
+            len(answer["additional_context"]),
+            len(answer["citations"]),
+            (time.perf_counter() - started) * 1000,
+            f" ({answer['reason']})" if answer.get("reason") else "",
+        )
+        return answer
 
     def _call(self, fn: Callable[[], Any], priority: int) -> Any:
         future: Future[Any] = self.worker.submit(fn, priority)
@@ -323,6 +379,7 @@ class MemoryService:
     def _import_all(self, project: str | None) -> dict[str, Any]:
         assert self.memory is not None
         report = self.memory.import_history(self.options.claude_home, project, settle_seconds=self.options.live_settle)
+        self._embed_due = True
         return report.to_json()
 
     def _status(self) -> dict[str, Any]:

@@ -13,6 +13,10 @@ import numpy.typing as npt
 DEFAULT_MODEL: Final = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_PATH_ENV: Final = "CLAUDE_MEMORY_MODEL_PATH"
 BATCH: Final = 64
+# A batch is padded to its longest text, and attention memory grows with batch x length squared: 64 long
+# chunks at once took ONNX Runtime to 1.2 GB. Batches are capped at about this many characters of padded
+# text instead (~4,000 tokens): as fast, and the peak stays near 0.5 GB (docs/architecture.md).
+BATCH_CHARS: Final = 16_000
 
 
 class Embedder:
@@ -59,9 +63,11 @@ class Embedder:
                 if not (self.model_path / "model.onnx").exists():
                     self.reason = f"No model.onnx in {self.model_path}; semantic search is off."
                     return
-                self._model = TextEmbedding(self.model_name, specific_model_path=str(self.model_path))
+                self._model = TextEmbedding(
+                    self.model_name, specific_model_path=str(self.model_path), enable_cpu_mem_arena=False
+                )
             else:
-                self._model = TextEmbedding(self.model_name, local_files_only=True)
+                self._model = TextEmbedding(self.model_name, local_files_only=True, enable_cpu_mem_arena=False)
         except Exception as exc:  # any loading failure means: no semantic search, said plainly
             where = f"from {self.model_path}" if self.model_path else "locally"
             self.reason = (
@@ -79,9 +85,26 @@ class Embedder:
             return np.zeros((0, 0), dtype=np.float32)
         # Batches are padded to their longest text: embedding in length order wastes far less work.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        ordered = np.asarray(list(self._model.embed([texts[i] for i in order], batch_size=BATCH)), dtype=np.float32)
+        rows: list[Any] = []
+        for batch in _batches([texts[i] for i in order]):
+            rows.extend(self._model.embed(batch, batch_size=len(batch)))
+        ordered = np.asarray(rows, dtype=np.float32)
         vectors = np.empty_like(ordered)
         vectors[np.asarray(order)] = ordered
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         unit: npt.NDArray[np.float32] = (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
         return unit
+
+
+def _batches(ordered: list[str]) -> list[list[str]]:
+    """``ordered`` (shortest first) cut into batches of at most BATCH texts and BATCH_CHARS padded characters."""
+    batches: list[list[str]] = []
+    current: list[str] = []
+    for text in ordered:
+        if current and (len(current) >= BATCH or (len(current) + 1) * len(text) > BATCH_CHARS):
+            batches.append(current)
+            current = []
+        current.append(text)
+    if current:
+        batches.append(current)
+    return batches

@@ -5,15 +5,14 @@ Ranking touches hundreds of candidates per query; asking DuckDB about them costs
 table per question (8-40 ms at 100k events; ``bench/README.md``). The map answers the same in well
 under a millisecond. It is derived data: rebuilt from DuckDB when events were added or forgotten (85 ms
 at 100k events on 2 cores), and extended with new vector labels as they are embedded. About 50 bytes per
-event and 16 per chunk, plus a 48-byte datetime per event once ranking has asked for its time (made once:
-building the ~1,000 candidates of a hybrid query with fresh datetimes was a third of their cost).
+event and 16 per chunk.
 :class:`~claude_memory.store.postings.PostingsIndex` applies search filters through :meth:`EventMap.admitted`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -21,13 +20,11 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from claude_memory.core.ranking import Candidate
+from claude_memory.core.ranking import NO_TIME, Facts, Scope, micros
 from claude_memory.store import queries
 from claude_memory.store.db import to_store_time
 from claude_memory.store.keyword import KeywordFilters
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-NO_TIME = np.iinfo(np.int64).min  # an event without a timestamp
 MAX_HOPS = 64  # how far a neighbour is looked for past events the filters exclude
 
 Int64s = npt.NDArray[np.int64]
@@ -53,22 +50,6 @@ class _Events:
     type: Int32s
     types: list[str]
     ts: Int64s  # microseconds since the epoch, NO_TIME if unknown
-    session_names: npt.NDArray[np.object_]  # sessions as an array, for gathering
-    project_names: npt.NDArray[np.object_]  # projects as an array, plus None last (code -1)
-
-    times_made: npt.NDArray[np.bool_]  # which entries of ``datetimes`` are made
-    datetimes: npt.NDArray[np.object_]  # ts as aware datetimes (None if unknown), made on first use
-
-    def times(self, positions: Int64s) -> list[datetime | None]:
-        """The times at ``positions`` as aware datetimes: made once per event (1,000 cost 0.6 ms), then cached."""
-        new = positions[~self.times_made[positions]]
-        if len(new):
-            self.datetimes[new] = [
-                None if t == NO_TIME else _EPOCH + timedelta(microseconds=t) for t in self.ts[new].tolist()
-            ]
-            self.times_made[new] = True
-        made: list[datetime | None] = self.datetimes[positions].tolist()
-        return made
 
     def code(self, values: list[Any], value: Any) -> int:
         """The code of ``value`` in one of the code lists; -2 (matches nothing) if absent."""
@@ -82,22 +63,28 @@ class EventMap:
     def __init__(self) -> None:
         self._events: _Events | None = None
         self._generation: tuple[int, int, int] | None = None
+        self._changes: int | None = None  # the write count the generation was read at
         self._labels: Int64s = np.empty(0, dtype=np.int64)  # sorted
         self._label_pos: Int64s = np.empty(0, dtype=np.int64)  # event position of each label
         self._chunk_order: Int64s = np.empty(0, dtype=np.int64)  # labels by event position
         self._chunk_pos: Int64s = np.empty(0, dtype=np.int64)
         self._layout = 0  # bumped whenever positions change meaning (the events were reloaded)
 
-    def refresh(self, con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
+    def refresh(self, con: duckdb.DuckDBPyConnection, changes: int | None = None) -> tuple[int, int, int]:
         """Bring the map level with the store (one cheap query when nothing changed); returns the store's
-        generation (:func:`queries.generation`) the map now reflects."""
+        generation (:func:`queries.generation`) the map now reflects. ``changes`` is the write count of the
+        process that writes the store (:class:`~claude_memory.store.writer.Changes`), when that is this
+        process: while it stands still, not even that query is needed (1-2 ms at 100k events)."""
+        if changes is not None and changes == self._changes and self._generation is not None:
+            return self._generation
         generation = queries.generation(con)
         if generation == self._generation:
+            self._changes = changes
             return generation
         if self._generation is None or generation[:2] != self._generation[:2]:
             self._load_events(con)
         self._load_chunks(con)
-        self._generation = generation
+        self._generation, self._changes = generation, changes
         return generation
 
     @property
@@ -152,11 +139,12 @@ class EventMap:
     def id_at(self, positions: Int64s) -> Int64s:
         return self._require().ids[positions]
 
-    def candidates(self, ids: list[int], filters: KeywordFilters) -> dict[int, Candidate]:
-        """Session facts of the admitted ``ids`` and of their nearest admitted neighbours each side."""
+    def facts(self, ids: list[int] | Int64s, filters: KeywordFilters, scope: Scope | None = None) -> Facts:
+        """Ranking's facts (:class:`~claude_memory.core.ranking.Facts`) of the admitted ``ids`` and of
+        their nearest admitted neighbours each side (about 1 ms for the ~1,000 of a hybrid query)."""
         events = self._require()
         pos = self.positions(ids)
-        pos = pos[pos >= 0]
+        pos = np.unique(pos[pos >= 0])
         pos = pos[self.admitted(pos, filters)]
         prev = self._neighbour(pos, -1, filters)
         nxt = self._neighbour(pos, +1, filters)
@@ -164,19 +152,31 @@ class EventMap:
         wanted = np.concatenate([pos, extra])
         prev_all = np.concatenate([prev, self._neighbour(extra, -1, filters)])
         next_all = np.concatenate([nxt, self._neighbour(extra, +1, filters)])
-        # Built column by column (numpy, then one map() over the columns): a loop over the ~1,000 candidates
-        # of a hybrid query took 5 ms at 100k events, this takes about 1.5.
-        before = np.where(prev_all >= 0, events.ids[prev_all], -1).tolist()  # ids are >= 0 (63-bit hashes)
-        after = np.where(next_all >= 0, events.ids[next_all], -1).tolist()
-        facts = map(
-            Candidate,
-            events.session_names[events.session[wanted]].tolist(),
-            events.project_names[events.project[wanted]].tolist(),  # code -1 (no project) is the last: None
-            events.times(wanted),
-            [None if i < 0 else i for i in before],
-            [None if i < 0 else i for i in after],
+        by_position = np.argsort(wanted)
+        ordered = wanted[by_position]
+
+        def rows(positions: Int64s) -> Int64s:  # row of each position among ``wanted``, -1 if not there
+            if not len(ordered):
+                return np.full(len(positions), -1, dtype=np.int64)
+            found = np.searchsorted(ordered, positions).clip(0, len(ordered) - 1)
+            return np.where((positions >= 0) & (ordered[found] == positions), by_position[found], -1)
+
+        session = events.session[wanted]
+        same_session = np.zeros(len(wanted), dtype=bool)
+        same_project = np.zeros(len(wanted), dtype=bool)
+        if scope is not None and scope.session_id is not None:
+            same_session = session == events.code(events.sessions, scope.session_id)
+        if scope is not None and scope.project is not None:
+            same_project = events.project[wanted] == events.code(events.projects, scope.project)
+        return Facts(
+            ids=events.ids[wanted],
+            session=session.astype(np.int64),
+            ts=events.ts[wanted],
+            prev=rows(prev_all),
+            next=rows(next_all),
+            same_session=same_session,
+            same_project=same_project,
         )
-        return dict(zip(events.ids[wanted].tolist(), facts, strict=True))
 
     # ------------------------------------------------------------------ internals
 
@@ -226,10 +226,6 @@ class EventMap:
             type=kind,
             types=types,
             ts=ts,
-            times_made=np.zeros(len(ids), dtype=bool),
-            datetimes=np.full(len(ids), None, dtype=object),
-            session_names=np.asarray(sessions, dtype=object),
-            project_names=np.asarray([*projects, None], dtype=object),
         )
         self._layout += 1
         self._labels = np.empty(0, dtype=np.int64)  # positions changed: chunks are mapped again
@@ -251,5 +247,4 @@ class EventMap:
 
 
 def _micros(when: datetime) -> int:
-    stored = to_store_time(when)
-    return int((stored.replace(tzinfo=UTC) - _EPOCH) / timedelta(microseconds=1))
+    return micros(to_store_time(when))  # stored times are naive UTC

@@ -207,7 +207,16 @@ def generation(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
 
 
 def record_citation_use(con: duckdb.DuckDBPyConnection, citation: str, via: str) -> None:
-    con.execute("INSERT INTO citation_uses VALUES (?, ?, ?)", [citation, utc_now(), via])
+    record_citation_uses(con, [citation], via)
+
+
+def record_citation_uses(con: duckdb.DuckDBPyConnection, citations: list[str], via: str) -> None:
+    """Count one use of each citation (bare ids, without ``mem:``), in one statement: each costs a commit."""
+    if not citations:
+        return
+    now = utc_now()
+    rows = ", ".join(["(?, ?, ?)"] * len(citations))
+    con.execute(f"INSERT INTO citation_uses VALUES {rows}", [v for c in citations for v in (c, now, via)])
 
 
 def citation_uses(con: duckdb.DuckDBPyConnection, citation: str) -> int:

@@ -26,6 +26,9 @@ EF_SEARCH: Final = 128
 EF_CONSTRUCTION: Final = 100
 M: Final = 16
 
+Labels = npt.NDArray[np.int64]
+Scores = npt.NDArray[np.float64]
+
 
 class VectorIndex:
     def __init__(self, data_dir: Path, model_id: str) -> None:
@@ -123,36 +126,35 @@ class VectorIndex:
     def live_count(self) -> int:
         return 0 if self._index is None else int(self._index.get_current_count()) - self.deleted
 
-    def search(self, vector: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
-        """(label, cosine similarity) of the ``k`` nearest live vectors, best first."""
+    def search(self, vector: npt.NDArray[np.float32], k: int) -> tuple[Labels, Scores]:
+        """Labels and cosine similarities of the ``k`` nearest live vectors, best first."""
         k = min(k, self.live_count)
         if k <= 0 or self._index is None:
-            return []
+            return np.empty(0, dtype=np.int64), np.empty(0)
         labels, distances = self._index.knn_query(vector.reshape(1, -1), k=k)
-        return [(int(label), 1.0 - float(dist)) for label, dist in zip(labels[0], distances[0], strict=True)]
+        return labels[0].astype(np.int64), 1.0 - distances[0].astype(np.float64)
 
-    def similarities(self, vector: npt.NDArray[np.float32], labels: list[int]) -> dict[int, float]:
-        """Exact cosine similarity of ``vector`` to each of ``labels`` that the index holds."""
+    def vectors(self, labels: list[int]) -> tuple[Labels, npt.NDArray[np.float32]]:
+        """The ``labels`` the index holds, and their vectors (unit length: the index stores them normalised)."""
         if self._index is None or not labels:
-            return {}
+            return np.empty(0, dtype=np.int64), np.empty((0, 0), dtype=np.float32)
+        none = np.empty(0, dtype=np.int64), np.empty((0, self._index.dim), dtype=np.float32)
         held = [label for label in labels if label <= self.max_label]
-        try:  # "list" is 3x faster than "numpy" here (5 against 14 ms for 400 labels at 110k vectors)
-            items = self._index.get_items(held, return_type="list")
+        try:  # "numpy" is faster than "list" with hnswlib 0.8 (2.5 against 4.3 ms for 200 labels at 110k vectors)
+            items = self._index.get_items(held, return_type="numpy")
         except RuntimeError:  # a label the index lacks or marked deleted: keep the others
             kept: list[int] = []
             rows = []
             for label in held:
                 try:
-                    rows.append(self._index.get_items([label], return_type="list")[0])
+                    rows.append(self._index.get_items([label], return_type="numpy")[0])
                 except RuntimeError:
                     continue
                 kept.append(label)
             held, items = kept, np.asarray(rows)
         if not held:
-            return {}
-        unit = vector / (np.linalg.norm(vector) or 1.0)
-        scores = np.asarray(items, dtype=np.float32) @ unit
-        return {label: float(score) for label, score in zip(held, scores, strict=True)}
+            return none
+        return np.asarray(held, dtype=np.int64), np.asarray(items, dtype=np.float32)
 
     # ------------------------------------------------------------------ internals
 

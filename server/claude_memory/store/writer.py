@@ -144,11 +144,26 @@ _INSERT_EVENTS = """
 """
 
 
+class Changes:
+    """Counts this process's writes that can change what a search finds (events added or forgotten,
+    vectors added). The process that opens the store read-write is its only writer (DuckDB locks the file),
+    so while the count stands still the store has not changed, and search need not ask DuckDB."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def bump(self) -> None:
+        self.count += 1
+
+
 class EventWriter:
     """Owns every write to the store. Not thread-safe: use it from one thread."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, changes: Changes | None = None) -> None:
         self.con = con
+        self.changes = changes if changes is not None else Changes()
 
     def append(
         self,
@@ -197,6 +212,7 @@ class EventWriter:
                 self._save_checkpoints(list(checkpoints), now)
                 con.execute("DROP TABLE batch_new")
         finally:
+            self.changes.bump()
             for name in ("batch", "batch_citations", "session_rows", "agent_rows", "checkpoint_rows"):
                 con.unregister(name)
         return inserted
@@ -301,4 +317,5 @@ class EventWriter:
             )
             con.execute("DELETE FROM subagents WHERE session_id NOT IN (SELECT session_id FROM sessions)")
             con.execute("DROP TABLE doomed")
+        self.changes.bump()  # (a failed transaction rolled back: nothing changed)
         return count, labels
