@@ -83,7 +83,8 @@ def main() -> None:
     shutil.copytree(args.store, data, ignore=shutil.ignore_patterns("service.*", "spool", "logs"))
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
     env |= {"CLAUDE_MEMORY_HOME": str(data), "CLAUDE_MEMORY_PYTHON": sys.executable}
-    asks = prompts(data, args.prompts + 10, rng)  # before the service owns the store
+    asks = prompts(data, 2 * args.prompts + 10, rng)  # before the service owns the store
+    hooked, direct = asks[10 : 10 + args.prompts], asks[10 + args.prompts :]  # hook processes; the service alone
     service = subprocess.Popen(
         [sys.executable, "-m", "claude_memory", "serve", "--claude-home", str(home), "--no-watch", "--quiet"], env=env
     )
@@ -102,14 +103,14 @@ def main() -> None:
         bare = [timed([sys.executable, "-c", "pass"], b"", env)[0] for _ in range(50)]
         prompt_ms: list[float] = []
         injected = 0
-        for i, (prompt, project) in enumerate(asks[10:]):
+        for i, (prompt, project) in enumerate(hooked):
             payload = {"session_id": f"bench-{i}", "transcript_path": "", "cwd": project,
                        "hook_event_name": "UserPromptSubmit", "prompt": prompt}  # fmt: skip
             ms, out = timed([str(HOOK), "UserPromptSubmit"], json.dumps(payload).encode(), env)
             prompt_ms.append(ms)
             injected += out.startswith(b'{"hookSpecificOutput"')
-        service_ms: list[float] = []  # the same prompts as one request on a warm connection: the service's part
-        for i, (prompt, project) in enumerate(asks[10:]):
+        service_ms: list[float] = []  # other prompts of the same kind, on a warm connection: the service's part
+        for i, (prompt, project) in enumerate(direct):
             started = time.perf_counter()
             client.call("context", {"payload": {"session_id": f"bench-{i}", "cwd": project,
                                                 "hook_event_name": "UserPromptSubmit", "prompt": prompt}})  # fmt: skip

@@ -181,6 +181,11 @@ def run(event: str, stdin: bytes, data_dir: str) -> bytes:
     except Unanswered as exc:
         # a busy service may still take it: spooled twice is harmless, captures carry dedupe keys
         _spool(data_dir, event, payload, start=not exc.busy)
+    except ValueError:
+        # refused, e.g. by a service started before an upgrade that has no `hook` method yet: its next
+        # drain applies the spool (and reports a capture it cannot use)
+        _spool(data_dir, event, payload, start=False)
+        raise
     return b""
 
 

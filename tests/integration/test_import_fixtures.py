@@ -11,7 +11,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from claude_memory.service.discovery import discover
+from claude_memory.service.importer import ImportReport
 from claude_memory.service.memory import Memory
+from claude_memory.service.server import import_parts
 from claude_memory.store.keyword import KeywordFilters
 
 SYNTHETIC = re.compile(
@@ -148,3 +151,21 @@ def test_truncated_or_replaced_file_is_read_again_without_duplicates(fixtures_ho
         restored = memory.import_history(home, settle_seconds=0)
         assert restored.events_new == 0
         assert memory.stats()["events"] == first.events_new
+
+
+def test_an_import_in_parts_reports_what_one_run_reports(fixtures_home: Path, tmp_path: Path) -> None:
+    """The service imports a history in parts of about 4 MB (one worker task each, so requests run in
+    between) and adds the parts' reports up: the sum must be the report of a single run."""
+    found = discover(fixtures_home)
+    parts = import_parts(found.files, 20_000)  # small parts: several files each, never a file split
+    assert len(parts) > 2 and [f for part in parts for f in part] == found.files
+    with Memory(tmp_path / "whole") as memory:
+        whole = memory.import_history(fixtures_home, settle_seconds=0).to_json()
+    total = ImportReport(files_skipped=dict(found.skipped))
+    with Memory(tmp_path / "parts") as memory:
+        for part in parts:
+            total.merge(memory.import_files(part, settle_seconds=0))
+        assert memory.stats()["events"] == whole["events"]["new"]
+    summed = total.to_json()
+    whole.pop("seconds"), summed.pop("seconds")
+    assert summed == whole

@@ -162,6 +162,11 @@ def test_the_hook_client_gets_context_and_hands_over_captures_in_one_request(
     log = (data / "logs" / "hooks.log").read_text(encoding="utf-8")
     assert "UserPromptSubmit: ValueError: The memory service refused the UserPromptSubmit hook" in log
     assert "session_id" in log
+    # A refused capture is spooled all the same (a service from before an upgrade may not know `hook`).
+    done = _run_hook(data, "Stop", b'{"transcript_path": "/nowhere/refused.jsonl", "last_assistant_message": "x"}')
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    spooled = [json.loads(line) for line in RuntimePaths(data).spool.read_text().splitlines() if line.strip()]
+    assert [r["payload"] for r in spooled] == [{"hook_event_name": "Stop", "transcript_path": "/nowhere/refused.jsonl"}]
 
 
 BASH_TRANSCRIPT = "generated-cc2.1.330__bash-tool-with-requestId.jsonl"

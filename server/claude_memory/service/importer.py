@@ -62,6 +62,28 @@ class ImportReport:
     def duplicates(self) -> int:
         return self.events_parsed - self.events_new
 
+    def merge(self, other: ImportReport) -> None:
+        """Add the counts of another run (the service imports a history in parts); ``seconds`` is left
+        to the caller, who knows the wall time of the whole."""
+        self.files_found += other.files_found
+        self.files_read += other.files_read
+        self.files_unchanged += other.files_unchanged
+        self.files_restarted += other.files_restarted
+        self.files_unreadable += other.files_unreadable
+        for reason, count in other.files_skipped.items():
+            self.files_skipped[reason] = self.files_skipped.get(reason, 0) + count
+        self.lines_read += other.lines_read
+        self.events_parsed += other.events_parsed
+        self.events_new += other.events_new
+        self.new_by_type.update(other.new_by_type)
+        self.lines_skipped.update(other.lines_skipped)
+        self.issues.extend(other.issues[: max(0, MAX_REPORTED_ISSUES - len(self.issues))])
+        self.text_dropped.update(other.text_dropped)
+        self.unknown_line_types.update(other.unknown_line_types)
+        self.ignored_line_types.update(other.ignored_line_types)
+        self.privacy.merge(other.privacy)
+        self.notes.extend(other.notes)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "files": {

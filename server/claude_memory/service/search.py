@@ -141,8 +141,8 @@ def search(
     kw = {i: score for i, score, _ in kw_hits}
     facts = retrieval.events.facts(list({**kw, **sem}), filters, scope)
     if vector is not None and kw_vectors is not None:
-        # keyword hits outside the semantic top are scored by their own cosine, not 0 (neighbours are
-        # not: they cost as much again and gained nothing measurable on LoCoMo)
+        # the best keyword hits outside the semantic top are scored by their own cosine, not 0 (the weaker
+        # ones and the neighbours are not: they cost as much again and gained nothing measurable on LoCoMo)
         sem.update(event_similarities(retrieval.events, kw_vectors, vector, [i for i in kw if i not in sem]))
     window = find_window(query)
     fused = fuse(

@@ -34,10 +34,12 @@ from claude_memory.core.paths import RuntimePaths, ensure_private_dir
 from claude_memory.hookclient import CONTEXT_EVENTS
 from claude_memory.service import api
 from claude_memory.service.capture import Capture, HookPayload
-from claude_memory.service.discovery import discover, transcript_file
+from claude_memory.service.discovery import TranscriptFile, discover, transcript_file
 from claude_memory.service.embedding import EmbeddingWorker
+from claude_memory.service.importer import ImportReport
 from claude_memory.service.lock import OwnerLock
 from claude_memory.service.memory import Memory
+from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.recall import ContextParams, Recaller
 from claude_memory.service.spool import drain, spool_state
 from claude_memory.service.watcher import DEBOUNCE_SECONDS, Debouncer, TranscriptWatcher
@@ -55,6 +57,7 @@ QUIET_SECONDS = 1.0
 # The embedding queue is only looked at when events may have been added to it (ingest, captures, import),
 # and otherwise every this many seconds (retries after backoff): an idle service does not poll the store.
 EMBED_RECHECK_SECONDS = 30.0
+IMPORT_PART_BYTES = 4 << 20  # transcript bytes per import task (~0.5 s of work): requests run in between
 SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if a crash loses it
 OPEN_RETRY_SECONDS = 60.0  # a CLI run may hold the store for a moment when the service starts
 
@@ -323,7 +326,7 @@ class MemoryService:
             return self._call(lambda: self._apply_capture(payload), INTERACTIVE)
         if method == "import":
             p = _ImportParams.model_validate(params)
-            return self._call(lambda: self._import_all(p.project), LONG)
+            return self._import_all(p.project)  # here: it queues its parts and waits for them
         handler = api.HANDLERS.get(method)
         if handler is None:
             raise ValueError(f"Unknown method {method!r}.")
@@ -377,10 +380,26 @@ class MemoryService:
         }
 
     def _import_all(self, project: str | None) -> dict[str, Any]:
-        assert self.memory is not None
-        report = self.memory.import_history(self.options.claude_home, project, settle_seconds=self.options.live_settle)
-        self._embed_due = True
+        """Import Claude Code's history (or one project's) in parts of about IMPORT_PART_BYTES, one worker
+        task each, so that hooks, searches and live capture are served in between; called in the
+        connection's thread, which waits for the parts and adds their reports up."""
+        started = time.perf_counter()
+        found = discover(self.options.claude_home, normalise_project_arg(project) if project else None)
+        parts = [
+            self.worker.submit(functools.partial(self._import_part, files), LONG)
+            for files in import_parts(found.files, IMPORT_PART_BYTES)
+        ]
+        report = ImportReport(files_skipped=dict(found.skipped))
+        for part in parts:
+            report.merge(part.result())
+        report.seconds = time.perf_counter() - started
         return report.to_json()
+
+    def _import_part(self, files: list[TranscriptFile]) -> ImportReport:
+        assert self.memory is not None
+        report = self.memory.import_files(files, settle_seconds=self.options.live_settle)
+        self._embed_due = True
+        return report
 
     def _status(self) -> dict[str, Any]:
         assert self.memory is not None
@@ -402,6 +421,26 @@ class MemoryService:
             "embedding": self.memory.embedding_status(),
             "warnings": list(self.memory.warnings),
         }
+
+
+def import_parts(files: list[TranscriptFile], part_bytes: int) -> list[list[TranscriptFile]]:
+    """``files`` in order, cut into runs of about ``part_bytes`` (a file is never split)."""
+    parts: list[list[TranscriptFile]] = []
+    current: list[TranscriptFile] = []
+    size = 0
+    for f in files:
+        try:
+            length = f.path.stat().st_size
+        except OSError:
+            length = 0  # the import reports it unreadable
+        if current and size + length > part_bytes:
+            parts.append(current)
+            current, size = [], 0
+        current.append(f)
+        size += length
+    if current:
+        parts.append(current)
+    return parts
 
 
 def _error(req_id: Any, code: str, message: str) -> dict[str, Any]:
