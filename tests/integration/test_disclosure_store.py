@@ -91,6 +91,7 @@ def test_index_summarises_each_hit_in_search_order(memory: Memory) -> None:
         "Bash: echo hello-from-mock\n": "Bash: echo hello-from-mock",
         "Hello from the mock model. You said:": "Hello from the mock model.",
         "The command printed hello-from-mock. Done.": "The command printed hello-from-mock.",
+        "/compact focus on the echo command": "/compact focus on the echo command",  # a follow-up's follow-up
         "This session is being continued from a previous conversation that ran out of context. ": (
             "This session is being continued from a previous conversation that ran out of context."
         ),

@@ -107,6 +107,18 @@ def test_the_answer_after_a_hit_is_promoted_even_when_no_component_found_it() ->
     assert order(ranked).index(2) < order(ranked).index(4)
 
 
+def test_the_event_after_a_promoted_follow_up_is_promoted_too_and_no_further() -> None:
+    facts = session("a", [1, 2, 3, 4, 5])
+    weights = Weights(session=0, next_keyword=0)
+    ranked = fuse({1: 3.0}, {}, facts, coverage={1: 1.0}, now=NOW, weights=weights)
+    by_id = {r.event_id: r for r in ranked}
+    assert by_id[3].follows == 2 and by_id[3].score == pytest.approx(by_id[2].score)
+    assert by_id[3].breakdown["follow"] == pytest.approx(Weights().follow * by_id[1].score)
+    assert 4 not in by_id and 5 not in by_id
+    # each step away from the evidence is a class lower
+    assert [confidence(by_id[i]) for i in (1, 2, 3)] == ["high", "suggested", "none"]
+
+
 def test_a_question_whose_answer_matches_gains_from_it() -> None:
     facts = {**session("a", [1, 2]), **session("b", [5, 6])}
     weights = Weights(session=0, follow=0)

@@ -140,15 +140,18 @@ class EventMap:
         return self._require().ids[positions]
 
     def facts(self, ids: list[int] | Int64s, filters: KeywordFilters, scope: Scope | None = None) -> Facts:
-        """Ranking's facts (:class:`~claude_memory.core.ranking.Facts`) of the admitted ``ids`` and of
-        their nearest admitted neighbours each side (about 1 ms for the ~1,000 of a hybrid query)."""
+        """Ranking's facts (:class:`~claude_memory.core.ranking.Facts`) of the admitted ``ids``, of their
+        nearest admitted neighbours each side, and of the admitted event after the next one (about 1 ms
+        for the ~1,000 of a hybrid query)."""
         events = self._require()
         pos = self.positions(ids)
         pos = np.unique(pos[pos >= 0])
         pos = pos[self.admitted(pos, filters)]
         prev = self._neighbour(pos, -1, filters)
         nxt = self._neighbour(pos, +1, filters)
-        extra = np.setdiff1d(np.concatenate([prev[prev >= 0], nxt[nxt >= 0]]), pos)  # neighbours not asked for
+        after = self._neighbour(nxt[nxt >= 0], +1, filters)  # two after: the follow-up's follow-up
+        # neighbours not asked for
+        extra = np.setdiff1d(np.concatenate([prev[prev >= 0], nxt[nxt >= 0], after[after >= 0]]), pos)
         wanted = np.concatenate([pos, extra])
         prev_all = np.concatenate([prev, self._neighbour(extra, -1, filters)])
         next_all = np.concatenate([nxt, self._neighbour(extra, +1, filters)])
