@@ -21,6 +21,7 @@ from claude_memory.core.paths import RuntimePaths, default_data_dir, lock_held
 # (``from __future__ import annotations``), and mypy treats a name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 PROTOCOL_VERSION = 1
@@ -163,6 +164,39 @@ class ServiceClient:
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.05)
+
+
+class RequestDropped(ServiceUnavailable):
+    """The service took a request and stopped answering: it may or may not have taken effect."""
+
+
+def call_starting(
+    client: ServiceClient,
+    method: str,
+    params: dict[str, Any],
+    start: Callable[[ServiceClient], None],
+    *,
+    retry: bool = True,
+) -> Any:
+    """One request for a long-lived face (MCP, language server). A request that never reached the service
+    is sent after ``start(client)`` (which raises to refuse); one the service dropped is sent again after a
+    start only with ``retry`` (reads), else RequestDropped. Raises ServiceError for the service's error
+    answers, ServiceUnavailable (one sentence) when it still does not answer."""
+    try:
+        client.connect()
+    except ServiceUnavailable:
+        start(client)
+    try:
+        return client.call(method, params)
+    except ServiceUnavailable as exc:
+        if not retry:
+            raise RequestDropped(f"The memory service stopped answering during {method}.") from exc
+    client.close()
+    start(client)
+    try:
+        return client.call(method, params)
+    except ServiceUnavailable as exc:
+        raise ServiceUnavailable(f"The memory service did not answer the {method} request.") from exc
 
 
 def start_or_explain(client: ServiceClient, wait: float) -> str | None:

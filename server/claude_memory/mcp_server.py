@@ -22,7 +22,14 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from claude_memory import __version__
-from claude_memory.client import ServiceClient, ServiceError, ServiceUnavailable, start_or_explain
+from claude_memory.client import (
+    RequestDropped,
+    ServiceClient,
+    ServiceError,
+    ServiceUnavailable,
+    call_starting,
+    start_or_explain,
+)
 from claude_memory.core import mcp_text
 from claude_memory.service.projects import git_root_or_self, normalise_project_arg
 
@@ -83,24 +90,14 @@ class Gateway:
         ``retry`` also allows resending one that the service dropped (safe for reads only)."""
         client = ServiceClient(self.settings.data_dir, timeout=self.settings.timeout)
         try:
-            try:
-                client.connect()
-            except ServiceUnavailable:
-                self._start(client)
-            try:
-                return client.call(method, params)
-            except ServiceUnavailable:
-                if not retry:
-                    raise ToolFailure(
-                        f"The memory service stopped answering during {method}; check with `stats` whether "
-                        "it took effect before trying again."
-                    ) from None
-                client.close()
-                self._start(client)
-                try:
-                    return client.call(method, params)
-                except ServiceUnavailable:
-                    raise ToolFailure(f"The memory service did not answer the {method} request.") from None
+            return call_starting(client, method, params, self._start, retry=retry)
+        except RequestDropped:
+            raise ToolFailure(
+                f"The memory service stopped answering during {method}; check with `stats` whether "
+                "it took effect before trying again."
+            ) from None
+        except ServiceUnavailable as exc:
+            raise ToolFailure(str(exc)) from None
         except ServiceError as exc:
             raise ToolFailure(str(exc)) from None
         finally:

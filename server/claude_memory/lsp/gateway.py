@@ -1,7 +1,7 @@
 """Calls into the memory service for the language server: start or attach on demand, one connection per
 call (so a restarted service is simply connected to again and concurrent requests never share a socket),
 one retry after a restart for reads, and failures as one plain sentence. Blocking: the server runs it on
-worker threads. The same approach as the MCP face (:class:`claude_memory.mcp_server.Gateway`)."""
+worker threads. The mechanism, shared with the MCP face, is :func:`claude_memory.client.call_starting`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claude_memory.client import ServiceClient, ServiceError, ServiceUnavailable, start_or_explain
+from claude_memory.client import (
+    RequestDropped,
+    ServiceClient,
+    ServiceError,
+    ServiceUnavailable,
+    call_starting,
+    start_or_explain,
+)
 
 log = logging.getLogger("claude_memory.lsp")
 
@@ -41,27 +48,15 @@ class Gateway:
         ``retry`` also allows resending one the service dropped (reads only)."""
         client = ServiceClient(self.options.data_dir, timeout=timeout or self.options.timeout)
         try:
-            try:
-                client.connect()
-            except ServiceUnavailable:
-                self._start(client)
-            try:
-                return client.call(method, params or {})
-            except ServiceUnavailable:
-                if not retry:
-                    raise ServiceFailure(
-                        "unavailable",
-                        f"The memory service stopped answering during {method}; check whether it took effect "
-                        "before trying again.",
-                    ) from None
-                client.close()
-                self._start(client)
-                try:
-                    return client.call(method, params or {})
-                except ServiceUnavailable:
-                    raise ServiceFailure(
-                        "unavailable", f"The memory service did not answer the {method} request."
-                    ) from None
+            return call_starting(client, method, params or {}, self._start, retry=retry)
+        except RequestDropped:
+            raise ServiceFailure(
+                "unavailable",
+                f"The memory service stopped answering during {method}; check whether it took effect "
+                "before trying again.",
+            ) from None
+        except ServiceUnavailable as exc:
+            raise ServiceFailure("unavailable", str(exc)) from None
         except ServiceError as exc:
             raise ServiceFailure(exc.code, str(exc)) from None
         finally:
