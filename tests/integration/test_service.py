@@ -328,3 +328,44 @@ def test_fifty_hooks_at_once_and_a_service_killed_mid_import_store_every_event_e
             "GROUP BY ALL HAVING count(*) > 1)"
         ).fetchone()
         assert dupes == (0,)
+
+
+def test_a_service_whose_code_changed_on_disk_stops_when_quiet_and_the_next_client_starts_the_new_one(
+    tmp_path: Path, claude_home: Path
+) -> None:
+    # a copy of the package stands for an installation that is upgraded under a running service
+    copy = tmp_path / "install"
+    shutil.copytree(REPO / "server" / "claude_memory", copy / "claude_memory",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    data = tmp_path / "data"
+    env = _env(data) | {"PYTHONPATH": str(copy)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "claude_memory", "serve", "--claude-home", str(claude_home), "--no-watch"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
+    )  # fmt: skip
+    client = ServiceClient(data, timeout=30)
+    try:
+        first = _wait_for(client.ping)
+        time.sleep(6)  # longer than one check: an unchanged service keeps running
+        assert proc.poll() is None
+        assert client.ping()["pid"] == first["pid"]
+        client.close()
+
+        (copy / "claude_memory" / "core" / "clip.py").write_text(
+            (copy / "claude_memory" / "core" / "clip.py").read_text() + "\n# upgraded\n"
+        )
+        assert proc.wait(timeout=40) == 0  # quiet for 5 s, then the next 5-second check sees the change
+        log = (data / "logs" / "service.log").read_text()
+        assert f"The claude-memory code in {copy / 'claude_memory'} changed on disk; stopping" in log
+        assert not RuntimePaths(data).socket.exists()
+        assert holder_pid(RuntimePaths(data).lock) is None
+
+        assert client.ensure_running(wait=60)  # what every face does when no service answers
+        assert client.ping()["pid"] != first["pid"]
+        client.close()
+        _stop(data)
+    finally:
+        client.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)

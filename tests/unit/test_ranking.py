@@ -60,7 +60,8 @@ def fuse(
     now: datetime | None = None,
     weights: Weights | None = None,
 ) -> list[Ranked]:
-    """Every ranked row, from hand-made rows (as the event map would give them) and scores by id."""
+    """Every ranked row, from hand-made rows (as the event map would give them) and scores by id. A
+    keyword hit without a ``coverage`` matched the whole query (coverage 1)."""
     ids = list(rows)
     row_of = {i: r for r, i in enumerate(ids)}
     sessions = sorted({r.session_id for r in rows.values()})
@@ -78,7 +79,7 @@ def fuse(
         facts,
         facts.column(keyword),
         facts.column(semantic),
-        facts.column(coverage or {}, 0.0),
+        facts.column({i: 1.0 for i in keyword} | (coverage or {}), 0.0),
         window=window,
         now=now,
         weights=weights,
@@ -88,6 +89,18 @@ def fuse(
 
 def order(ranked: list[Ranked]) -> list[int]:
     return [r.event_id for r in ranked]
+
+
+def test_a_hit_matching_more_of_the_query_outranks_one_repeating_a_rare_word() -> None:
+    facts = {**session("a", [1]), **session("b", [10]), **session("c", [20])}
+    weights = Weights(session=0, follow=0, next_keyword=0)
+    ranked = fuse({1: 4.0, 10: 3.0, 20: 3.0}, {}, facts, coverage={1: 0.3, 10: 0.9, 20: 0.6}, now=NOW, weights=weights)
+    assert order(ranked) == [10, 20, 1]  # BM25 x coverage^0.5: 3.0 x 0.95, 3.0 x 0.77, 4.0 x 0.55
+    assert ranked[2].breakdown["keyword"] == 4.0  # the breakdown keeps the raw BM25 and the coverage
+    assert ranked[2].breakdown["coverage"] == 0.3
+    plain = fuse({1: 4.0, 10: 3.0, 20: 3.0}, {}, facts, coverage={1: 0.3, 10: 0.9, 20: 0.6}, now=NOW,
+                 weights=Weights(session=0, follow=0, next_keyword=0, coordination=0))  # fmt: skip
+    assert order(plain)[0] == 1
 
 
 def test_keyword_only_ranks_by_bm25_and_keeps_the_raw_scores() -> None:

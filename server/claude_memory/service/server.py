@@ -34,6 +34,7 @@ from claude_memory.core.paths import RuntimePaths, ensure_private_dir
 from claude_memory.hookclient import CONTEXT_EVENTS
 from claude_memory.service import api
 from claude_memory.service.capture import Capture, HookPayload
+from claude_memory.service.codeversion import CodeVersion
 from claude_memory.service.discovery import TranscriptFile, discover, transcript_file
 from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.importer import ImportReport
@@ -60,6 +61,10 @@ EMBED_RECHECK_SECONDS = 30.0
 IMPORT_PART_BYTES = 4 << 20  # transcript bytes per import task (~0.5 s of work): requests run in between
 SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if a crash loses it
 OPEN_RETRY_SECONDS = 60.0  # a CLI run may hold the store for a moment when the service starts
+# A service whose code changed on disk (an upgrade) stops, to be started anew on demand: it looks every this
+# many seconds, and stops only when nothing is queued and no request came for as long.
+UPGRADE_CHECK_SECONDS = 5.0
+UPGRADE_QUIET_SECONDS = 5.0
 
 
 @dataclass
@@ -69,6 +74,7 @@ class ServiceOptions:
     watch: bool = True
     scan_interval: float = 30.0
     live_settle: float = 2.0
+    code_root: Path | None = None  # the package whose change on disk stops the service (default: its own)
 
 
 class _ImportParams(BaseModel):
@@ -105,6 +111,9 @@ class MemoryService:
         self._uses_lock = threading.Lock()
         self._pending_uses: list[str] = []
         self.counters: dict[str, int] = {"requests": 0, "captures": 0, "files_ingested": 0, "events_ingested": 0}
+        self.code = CodeVersion(options.code_root)
+        self._code_checked = time.monotonic()
+        self._last_request = 0.0  # monotonic time of the last request of any kind
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -239,8 +248,26 @@ class MemoryService:
         self._embed_due = self._embed_due or int(result["new_events"]) > 0
         return result
 
+    def _stop_if_upgraded(self) -> None:
+        """Stop (and so let the next request start the new code) once this package changed on disk, when
+        nothing is queued and no request came for a while."""
+        now = time.monotonic()
+        if now - self._code_checked < UPGRADE_CHECK_SECONDS or self.stopping.is_set():
+            return
+        self._code_checked = now
+        if now - self._last_request < UPGRADE_QUIET_SECONDS or self.worker.pending():
+            return
+        if self.code.changed():
+            log.info(
+                "The claude-memory code in %s changed on disk; stopping, so that the next request starts the new "
+                "version.",
+                self.code.root,
+            )
+            self.stop()
+
     def _idle(self) -> bool:
         """Embed one small batch; save the index now and then. True if there was work."""
+        self._stop_if_upgraded()
         memory = self.memory
         if memory is None or not memory.embedder.available:
             return False
@@ -287,6 +314,7 @@ class MemoryService:
             if not isinstance(params, dict):
                 raise ValueError("'params' must be a JSON object.")
             self.counters["requests"] += 1
+            self._last_request = time.monotonic()
             return {"id": req_id, "result": self._dispatch(request["method"], params)}
         except ValidationError as exc:
             err = exc.errors()[0]
