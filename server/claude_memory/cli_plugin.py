@@ -19,7 +19,7 @@ PluginRootOpt = Annotated[
     Path | None,
     typer.Option(
         "--plugin-root",
-        help="The plugin's folder (holding .claude-plugin/plugin.json).",
+        help="The checkout: the marketplace holding .claude-plugin/marketplace.json and the plugin/ folder.",
         show_default="the checkout this package runs from",
     ),
 ]

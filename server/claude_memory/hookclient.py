@@ -27,7 +27,7 @@ from claude_memory.core.locations import HOOK_LOG, LOG_DIR, default_data_dir, di
 CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 # Seconds to wait for context: a warm service answers in tens of milliseconds; a cold start (the first
 # hook after boot) takes a few seconds, which SessionStart can afford and a prompt should not.
-# Together under the 10 s timeout hooks/hooks.json gives them.
+# Together under the 10 s timeout plugin/hooks/hooks.json gives them.
 CONTEXT_TIMEOUT = {"SessionStart": 4.0, "UserPromptSubmit": 3.0}
 START_WAIT = {"SessionStart": 5.0, "UserPromptSubmit": 2.0}
 CAPTURE_TIMEOUT = 0.5  # the service spools a capture without waiting for its worker
@@ -154,7 +154,7 @@ def _spool(data_dir: str, event: str, payload: bytes, *, start: bool) -> None:
 def run(event: str, stdin: bytes, data_dir: str) -> bytes:
     """The hook's stdout for this payload (b"" for none). Raises on any failure; main() swallows it."""
     if not event:
-        raise ValueError("no hook event name: hooks/hooks.json passes it as the first argument")
+        raise ValueError("no hook event name: plugin/hooks/hooks.json passes it as the first argument")
     if not (event.isidentifier() and event.isascii()):
         raise ValueError(f"{event!r} is not a hook event name")
     if len(stdin) > MAX_PAYLOAD:

@@ -162,16 +162,17 @@ def _command_executable(handler: HookHandler, root: Path) -> Path | None:
         return None
     command = handler.command.replace("${CLAUDE_PLUGIN_ROOT}", str(root))
     if handler.args is not None:
-        return Path(command)
+        return Path(os.path.normpath(command))
     try:
         words = shlex.split(command)
     except ValueError:
         return None
-    return Path(words[0]) if words else None
+    return Path(os.path.normpath(words[0])) if words else None
 
 
 def check_hooks(root: Path) -> Check:
-    """hooks/hooks.json parses, names known events, and every command it runs is an executable file."""
+    """The plugin folder's hooks/hooks.json parses, names known events, and every command it runs is an
+    executable file."""
     path = root / HOOKS_FILE
     try:
         hooks = HooksFile.model_validate(read_json_object(path, missing_ok=False))
@@ -197,8 +198,9 @@ def check_hooks(root: Path) -> Check:
     launcher = root / BIN_LAUNCHER
     if not os.access(launcher, os.X_OK):
         return Check("hooks", "error", f"{launcher} is missing or not executable: run `chmod +x {launcher}`.")
-    shown = ", ".join(str(p.relative_to(root)) if p.is_relative_to(root) else str(p) for p in sorted(programs))
-    return Check("hooks", "ok", f"{HOOKS_FILE} is valid ({len(hooks.hooks)} events); {shown} executable.")
+    base = root.parent  # the checkout, for the plugin folder ./plugin: paths as the user sees them there
+    shown = ", ".join(os.path.relpath(p, base) for p in sorted(programs))
+    return Check("hooks", "ok", f"{path.relative_to(base)} is valid ({len(hooks.hooks)} events); {shown} executable.")
 
 
 def check_hook_python(python: str, probe: Callable[[str], str | None]) -> Check:
@@ -243,6 +245,7 @@ def doctor_report(checks: Sequence[Check], state: PluginState | None, info: Plug
         else {
             "id": info.plugin_id,
             "root": str(info.root),
+            "folder": str(info.folder),
             "installed": bool(state and state.installed),
             "enabled": bool(state and state.enabled),
             "version": state.version if state else None,
@@ -300,6 +303,6 @@ def run_doctor(
         except SetupError as exc:
             checks.append(Check("plugin", "error", str(exc)))
             settings = {}
-        checks.append(check_hooks(info.root))
+        checks.append(check_hooks(info.folder))
         checks.append(check_hook_python(hook_python(info.root, settings, environ), probe_python))
     return doctor_report(checks, state, info)

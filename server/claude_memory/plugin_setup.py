@@ -1,12 +1,19 @@
 """Install the repository into Claude Code as a plugin, remove it again, and check every part (doctor).
 
-The repository root is the plugin (``.claude-plugin/plugin.json``) and a one-plugin directory
-marketplace (``.claude-plugin/marketplace.json``, ``"source": "./"``). Installing runs Claude Code's own
-``claude plugin marketplace add <root>`` and ``claude plugin install <plugin>@<marketplace>`` (user
-scope). When the plugin root has no ``.venv`` holding the running interpreter, install also records that
-interpreter as ``CLAUDE_MEMORY_PYTHON`` in the ``env`` block of Claude Code's user ``settings.json``:
-Claude Code passes that block to every hook process and MCP server it starts, and ``bin/claude-memory``
-and the hook launcher run ``$CLAUDE_MEMORY_PYTHON`` before anything else.
+The repository root is a one-plugin directory marketplace (``.claude-plugin/marketplace.json``) whose
+plugin is the ``plugin/`` folder (``"source": "./plugin"``): its manifest, ``hooks/hooks.json``,
+``.mcp.json``, ``bin/`` and ``commands/``, a few kilobytes. Claude Code copies a plugin's folder into its
+cache on install; with the whole checkout as the plugin that copy took the ``.venv``, ``node_modules``
+and benchmark data along (2.7 GB here). For a directory marketplace Claude Code runs the plugin from its
+source folder (``readFromFolder``), so ``plugin/hooks/hooks.json`` reaches the hook launcher in the
+checkout's ``hooks/`` as ``${CLAUDE_PLUGIN_ROOT}/../hooks/claude-memory-hook``.
+
+Installing runs Claude Code's own ``claude plugin marketplace add <root>`` and ``claude plugin install
+<plugin>@<marketplace>`` (user scope). When the checkout has no ``.venv`` holding the running
+interpreter, install also records that interpreter as ``CLAUDE_MEMORY_PYTHON`` in the ``env`` block of
+Claude Code's user ``settings.json``: Claude Code passes that block to every hook process and MCP server
+it starts, and ``plugin/bin/claude-memory`` and the hook launcher run ``$CLAUDE_MEMORY_PYTHON`` before
+anything else.
 
 Most functions here are pure (paths and JSON in, values out); only ``run_claude``, the settings writer
 and the doctor's probes touch the outside world.
@@ -31,7 +38,6 @@ PLUGIN_MANIFEST: Final = Path(".claude-plugin") / "plugin.json"
 MARKETPLACE_MANIFEST: Final = Path(".claude-plugin") / "marketplace.json"
 HOOKS_FILE: Final = Path("hooks") / "hooks.json"
 BIN_LAUNCHER: Final = Path("bin") / "claude-memory"
-HOOK_LAUNCHER: Final = Path("hooks") / "claude-memory-hook"
 # Used only when the plugin root cannot be read (uninstall after the checkout moved).
 DEFAULT_PLUGIN_NAME: Final = "memory-layer"
 DEFAULT_MARKETPLACE: Final = "claude-memory-local"
@@ -56,7 +62,7 @@ HOOK_EVENTS: Final = frozenset(
         "Notification",
     }
 )
-CLAUDE_TIMEOUT: Final = 600.0  # `plugin install` copies the plugin folder into Claude Code's cache
+CLAUDE_TIMEOUT: Final = 600.0  # the claude CLI can be slow to start on a busy machine
 
 Status = Literal["ok", "warn", "error"]
 
@@ -179,10 +185,11 @@ def write_json_object(path: Path, data: Mapping[str, Any]) -> None:
 
 @dataclass(frozen=True)
 class PluginInfo:
-    root: Path
+    root: Path  # the checkout: the marketplace root, holding .venv, server/ and hooks/
     name: str
     version: str
     marketplace: str
+    folder: Path  # the plugin's own folder (the marketplace entry's source): manifest, hooks.json, bin/
 
     @property
     def plugin_id(self) -> str:
@@ -197,32 +204,56 @@ def package_plugin_root() -> Path:
 
 
 def find_plugin_root(explicit: Path | None = None, default: Path | None = None) -> Path:
-    """The directory holding ``.claude-plugin/plugin.json``: ``explicit`` (--plugin-root) if given,
+    """The checkout holding ``.claude-plugin/marketplace.json``: ``explicit`` (--plugin-root) if given,
     else the checkout this package was installed from."""
     if explicit is not None:
         root = explicit.expanduser().resolve()
-        if not (root / PLUGIN_MANIFEST).is_file():
-            raise SetupError(f"{root} is not the plugin root: it has no {PLUGIN_MANIFEST}.")
+        if not (root / MARKETPLACE_MANIFEST).is_file():
+            raise SetupError(f"{root} is not the plugin root: it has no {MARKETPLACE_MANIFEST}.")
         return root
     root = default if default is not None else package_plugin_root()
-    if not (root / PLUGIN_MANIFEST).is_file():
+    if not (root / MARKETPLACE_MANIFEST).is_file():
         raise SetupError(
-            f"The plugin root was not found ({root} has no {PLUGIN_MANIFEST}); "
+            f"The plugin root was not found ({root} has no {MARKETPLACE_MANIFEST}); "
             "pass --plugin-root with the path of your claude-memory-layer checkout."
         )
     return root
 
 
+def plugin_folder(root: Path, entry: MarketplaceEntry) -> Path:
+    """The folder a marketplace entry's relative ``source`` names (``./plugin``), inside ``root``."""
+    source = entry.source
+    if not isinstance(source, str) or not source.startswith("./"):
+        raise SetupError(f'{root / MARKETPLACE_MANIFEST} must give the plugin {entry.name!r} a source like "./plugin".')
+    folder = (root / source).resolve()
+    if not folder.is_relative_to(root):
+        raise SetupError(f"The plugin {entry.name!r} in {root / MARKETPLACE_MANIFEST} points outside {root}.")
+    return folder
+
+
 def read_plugin_info(root: Path) -> PluginInfo:
-    """Plugin name and version from plugin.json, marketplace name from marketplace.json."""
+    """Marketplace name from marketplace.json; the plugin folder its one entry's source names; plugin name and
+    version from that folder's plugin.json."""
     try:
-        plugin = PluginManifest.model_validate(read_json_object(root / PLUGIN_MANIFEST, missing_ok=False))
         market = MarketplaceManifest.model_validate(read_json_object(root / MARKETPLACE_MANIFEST, missing_ok=False))
     except ValidationError as exc:
-        raise SetupError(f"The plugin manifests in {root} are invalid ({validation_sentence(exc)}).") from None
-    if not any(entry.name == plugin.name for entry in market.plugins):
-        raise SetupError(f"{root / MARKETPLACE_MANIFEST} does not list the plugin {plugin.name!r}.")
-    return PluginInfo(root=root, name=plugin.name, version=plugin.version or "0.0.0", marketplace=market.name)
+        raise SetupError(f"{root / MARKETPLACE_MANIFEST} is invalid ({validation_sentence(exc)}).") from None
+    if len(market.plugins) != 1:
+        raise SetupError(f"{root / MARKETPLACE_MANIFEST} must list exactly one plugin, not {len(market.plugins)}.")
+    entry = market.plugins[0]
+    folder = plugin_folder(root, entry)
+    try:
+        plugin = PluginManifest.model_validate(read_json_object(folder / PLUGIN_MANIFEST, missing_ok=False))
+    except ValidationError as exc:
+        raise SetupError(f"{folder / PLUGIN_MANIFEST} is invalid ({validation_sentence(exc)}).") from None
+    if plugin.name != entry.name:
+        raise SetupError(
+            f"{root / MARKETPLACE_MANIFEST} lists the plugin {entry.name!r}, but {folder / PLUGIN_MANIFEST} names "
+            f"{plugin.name!r}."
+        )
+    return PluginInfo(
+        root=root, name=plugin.name, version=plugin.version or "0.0.0", marketplace=market.name, folder=folder
+    )
 
 
 def plugin_info_or_default(explicit: Path | None) -> PluginInfo:
@@ -232,8 +263,9 @@ def plugin_info_or_default(explicit: Path | None) -> PluginInfo:
     except SetupError:
         if explicit is not None:
             raise
+        root = package_plugin_root()
         return PluginInfo(
-            root=package_plugin_root(), name=DEFAULT_PLUGIN_NAME, version="", marketplace=DEFAULT_MARKETPLACE
+            root=root, name=DEFAULT_PLUGIN_NAME, version="", marketplace=DEFAULT_MARKETPLACE, folder=root / "plugin"
         )
 
 
@@ -445,8 +477,7 @@ def install(info: PluginInfo, claude: Path, claude_dir: Path, *, python: str, pr
     elif recorded_python(settings) is not None:
         write_json_object(path, without_python_env(settings))
         out.did(f"Hooks and the MCP server will use {info.root / '.venv'} (removed {PYTHON_ENV} from {path}).")
-    installed = read_plugin_state(claude_dir, info).install_path
-    failed = precompile([info.root, *([Path(installed)] if installed else [])], python)
+    failed = precompile([info.root], python)
     if failed:
         out.lines.append(failed)
     if not out.changed:
@@ -457,9 +488,10 @@ def install(info: PluginInfo, claude: Path, claude_dir: Path, *, python: str, pr
 
 
 def precompile(roots: Sequence[Path], python: str) -> str | None:
-    """Write the bytecode of the Python package in each plugin root (the checkout, and the copy in Claude
-    Code's plugin cache), so that no hook compiles it: compiling the hook client costs each hook about
-    10 ms where bytecode cannot be written at run time (read-only folders, PYTHONDONTWRITEBYTECODE).
+    """Write the bytecode of the Python package in each checkout (Claude Code runs a directory marketplace's
+    plugin from its folder, not from its cache copy), so that no hook compiles it: compiling the hook client
+    costs each hook about 10 ms where bytecode cannot be written at run time (read-only folders,
+    PYTHONDONTWRITEBYTECODE).
     None when done, else one sentence (hooks still work, a little slower)."""
     packages = [
         str(root / "server" / "claude_memory") for root in roots if (root / "server" / "claude_memory").is_dir()

@@ -78,7 +78,7 @@ def world(tmp_path: Path, shared: Path, claude_bin: Path, model_dir: Path) -> It
 
 
 def claude(world: dict[str, Any], prompt: str, *tools: str) -> dict[str, Any]:
-    args = [str(world["claude"]), "-p", prompt, "--plugin-dir", str(REPO), "--model", "claude-sonnet-4-5",
+    args = [str(world["claude"]), "-p", prompt, "--plugin-dir", str(REPO / "plugin"), "--model", "claude-sonnet-4-5",
             "--output-format", "json"]  # fmt: skip
     if tools:
         args += ["--allowedTools", ",".join(tools)]

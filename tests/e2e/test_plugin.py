@@ -20,8 +20,12 @@ from typing import Any
 
 import pytest
 
+from claude_memory.core.paths import RuntimePaths
+from claude_memory.service.lock import holder_pid
+
 REPO = Path(__file__).resolve().parents[2]
-PLUGIN_FILES = (".claude-plugin", "bin", "commands", "hooks", ".mcp.json")
+# What of a checkout the plugin uses: the marketplace, the plugin folder, and the hook launchers beside it.
+PLUGIN_FILES = (".claude-plugin", "plugin", "hooks")
 PLUGIN_ID = "memory-layer@claude-memory-local"
 COMMANDS = ("memory-search", "memory-history", "memory-stats", "memory-import", "memory-list", "memory-forget")
 
@@ -74,10 +78,11 @@ def listed(claude_bin: Path, env: dict[str, str]) -> dict[str, Any]:
     return {p["id"]: p for p in json.loads(out.stdout)}
 
 
-@pytest.mark.parametrize("target", ["", ".claude-plugin/plugin.json"])
+@pytest.mark.parametrize("target", ["", "plugin", "plugin/.claude-plugin/plugin.json"])
 @pytest.mark.parametrize("strict", [True, False])
 def test_validate_passes(claude_bin: Path, env: dict[str, str], target: str, strict: bool) -> None:
-    """The repository root validates as a marketplace (and its plugin), and plugin.json on its own."""
+    """The repository root validates as a marketplace (and its plugin), and so do the plugin folder and its
+    plugin.json on their own."""
     args = ["plugin", "validate", str(REPO / target) if target else str(REPO), *(["--strict"] if strict else [])]
     out = claude(claude_bin, env, *args)
     assert out.returncode == 0, out.stdout + out.stderr
@@ -85,7 +90,9 @@ def test_validate_passes(claude_bin: Path, env: dict[str, str], target: str, str
 
 
 def test_validate_reports_every_part(claude_bin: Path, env: dict[str, str]) -> None:
-    out = claude(claude_bin, env, "plugin", "validate", str(REPO / ".claude-plugin" / "plugin.json"), "--json")
+    out = claude(
+        claude_bin, env, "plugin", "validate", str(REPO / "plugin" / ".claude-plugin" / "plugin.json"), "--json"
+    )
     report = json.loads(out.stdout)
     assert report["success"] is True and not report["manifest"]["errors"] and not report["manifest"]["warnings"]
     provides = json.dumps(report["provides"])
@@ -97,7 +104,9 @@ def test_validate_reports_every_part(claude_bin: Path, env: dict[str, str]) -> N
 
 
 def test_install_is_idempotent_and_uninstall_removes_it(tmp_path: Path, claude_bin: Path, env: dict[str, str]) -> None:
-    root = copy_plugin(tmp_path / "plugin")
+    root = copy_plugin(tmp_path / "checkout")
+    (root / "bench" / "out").mkdir(parents=True)  # what a real checkout also holds: the plugin must not carry it
+    (root / "bench" / "out" / "store.duckdb").write_bytes(b"\0" * (4 << 20))
     settings = Path(env["CLAUDE_CONFIG_DIR"]) / "settings.json"
     settings.write_text(json.dumps({"theme": "dark", "env": {"KEEP_ME": "1"}}), encoding="utf-8")
 
@@ -106,7 +115,12 @@ def test_install_is_idempotent_and_uninstall_removes_it(tmp_path: Path, claude_b
     assert "Installed the Claude Code plugin memory-layer@claude-memory-local" in first.stdout
     plugin = listed(claude_bin, env)[PLUGIN_ID]
     assert plugin["enabled"] is True and plugin["scope"] == "user"
-    assert Path(plugin["readFromFolder"]).resolve() == root.resolve()
+    assert Path(plugin["readFromFolder"]).resolve() == (root / "plugin").resolve()
+    # Claude Code's cache copy is the plugin folder alone (it was the whole checkout, .venv and all)
+    cached = sorted(str(p.relative_to(plugin["installPath"])) for p in Path(plugin["installPath"]).rglob("*"))
+    assert ".claude-plugin/plugin.json" in cached and "hooks/hooks.json" in cached
+    assert not any(p.startswith(("bench", "server", ".venv")) for p in cached), cached
+    assert sum(p.stat().st_size for p in Path(plugin["installPath"]).rglob("*") if p.is_file()) < 64 << 10
     # The copy has no .venv: the interpreter running claude-memory is recorded for hooks and MCP.
     data = json.loads(settings.read_text(encoding="utf-8"))
     assert data["env"] == {"KEEP_ME": "1", "CLAUDE_MEMORY_PYTHON": sys.executable}
@@ -148,7 +162,7 @@ def test_install_is_idempotent_and_uninstall_removes_it(tmp_path: Path, claude_b
 
 
 def test_install_errors_are_one_sentence(tmp_path: Path, env: dict[str, str]) -> None:
-    root = copy_plugin(tmp_path / "plugin")
+    root = copy_plugin(tmp_path / "checkout")
     missing = memory(env, "install", "--plugin-root", str(root), "--claude-bin", str(tmp_path / "nope"))
     assert missing.returncode == 1
     assert missing.stderr.startswith("Error: --claude-bin points at") and missing.stderr.count("\n") == 1
@@ -205,10 +219,10 @@ def fake_api(tmp_path: Path, shared: Path, env: dict[str, str]) -> Iterator[dict
 def test_slash_commands_run_the_cli(
     tmp_path: Path, claude_bin: Path, fake_api: dict[str, str], fixtures_home: Path
 ) -> None:
-    """/memory-layer:memory-stats runs bin/claude-memory through `!`; memory-forget deletes nothing without
+    """/memory-layer:memory-stats runs plugin/bin/claude-memory through `!`; memory-forget deletes nothing without
     --yes. Only the commands are loaded (no hooks, no MCP server), with $CLAUDE_MEMORY_PYTHON picking the
     interpreter because the copy has no .venv."""
-    root = copy_plugin(tmp_path / "plugin", (".claude-plugin", "bin", "commands"))
+    root = copy_plugin(tmp_path / "checkout", ("plugin/.claude-plugin", "plugin/bin", "plugin/commands")) / "plugin"
     env = {**fake_api, "CLAUDE_MEMORY_PYTHON": sys.executable}
     imported = memory(env, "import", "--claude-home", str(fixtures_home), "--no-wait", "--json")
     assert imported.returncode == 0, imported.stderr
@@ -231,3 +245,30 @@ def test_slash_commands_run_the_cli(
     refused = slash(f"/memory-layer:memory-forget --session {session}")
     assert "re-run with --yes" in refused["result"] and refused["num_turns"] == 0
     assert json.loads(memory(env, "stats", "--json").stdout)["events"] == before
+
+
+def test_an_installed_plugin_captures_a_session_through_its_hooks(
+    tmp_path: Path, claude_bin: Path, fake_api: dict[str, str]
+) -> None:
+    """`claude-memory install`, then a real `claude -p`: Claude Code runs the installed plugin from the checkout's
+    plugin/ folder, whose hooks reach the launcher in the checkout's hooks/ and store the session."""
+    root = copy_plugin(tmp_path / "checkout", (*PLUGIN_FILES, "server/claude_memory"))
+    installed = memory(fake_api, "install", "--plugin-root", str(root))
+    assert installed.returncode == 0, installed.stderr
+    work = tmp_path / "work"
+    work.mkdir()
+    lock = RuntimePaths(Path(fake_api["CLAUDE_MEMORY_HOME"])).lock
+    assert holder_pid(lock) is None
+    out = claude(claude_bin, fake_api, "-p", "Note the codeword quokka-lantern-42", "--output-format", "json", cwd=work)
+    assert out.returncode == 0, out.stderr
+    assert holder_pid(lock) is not None, "no hook started the memory service"  # nothing else ran yet
+    deadline = time.monotonic() + 60
+    while True:
+        found = memory(fake_api, "search", "quokka-lantern-42", "--mode", "keyword", "--json")
+        results = json.loads(found.stdout)["results"] if found.returncode == 0 else []
+        if any("quokka-lantern-42" in r["text"] for r in results) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    hooks_log = Path(fake_api["CLAUDE_MEMORY_HOME"]) / "logs" / "hooks.log"
+    assert results, f"nothing stored; hooks log: {hooks_log.read_text() if hooks_log.exists() else 'none'}"
+    assert results[0]["type"] == "user_prompt" and results[0]["source"]["path"].startswith(str(Path(fake_api["HOME"])))

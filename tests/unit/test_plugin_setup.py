@@ -27,7 +27,9 @@ EVENTS = (
     "PostCompact",
     "SessionEnd",
 )
-INFO = ps.PluginInfo(root=Path("/x"), name="memory-layer", version="0.1.0", marketplace="claude-memory-local")
+INFO = ps.PluginInfo(
+    root=Path("/x"), name="memory-layer", version="0.1.0", marketplace="claude-memory-local", folder=Path("/x/plugin")
+)
 
 
 # ---------------------------------------------------------------------- settings.json merge / removal
@@ -143,7 +145,7 @@ def test_plugin_state_marketplace_elsewhere_is_a_warning() -> None:
 
 def test_repo_plugin_info_matches_pyproject() -> None:
     info = ps.read_plugin_info(ps.find_plugin_root())
-    assert info.root == REPO
+    assert info.root == REPO and info.folder == REPO / "plugin"
     version = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     assert (info.name, info.marketplace, info.version) == (ps.DEFAULT_PLUGIN_NAME, ps.DEFAULT_MARKETPLACE, version)
     assert info.plugin_id == "memory-layer@claude-memory-local"
@@ -155,13 +157,27 @@ def test_find_plugin_root_errors(tmp_path: Path) -> None:
     with pytest.raises(ps.SetupError, match="pass --plugin-root"):
         ps.find_plugin_root(None, default=tmp_path)
     (tmp_path / ".claude-plugin").mkdir()
-    (tmp_path / ".claude-plugin" / "plugin.json").write_text('{"name": "x"}', encoding="utf-8")
+    market = tmp_path / ".claude-plugin" / "marketplace.json"
+    market.write_text('{"name": "m", "plugins": []}', encoding="utf-8")
     assert ps.find_plugin_root(tmp_path) == tmp_path.resolve()
-    with pytest.raises(ps.SetupError, match=r"marketplace\.json does not exist"):
+    with pytest.raises(ps.SetupError, match="must list exactly one plugin, not 0"):
         ps.read_plugin_info(tmp_path)
-    (tmp_path / ".claude-plugin" / "marketplace.json").write_text('{"name": "m", "plugins": []}', encoding="utf-8")
-    with pytest.raises(ps.SetupError, match="does not list the plugin 'x'"):
+    for source, error in (("/abs/plugin", "a source like"), (None, "a source like"), ("../x", "a source like"),
+                          ("./../x", "points outside")):  # fmt: skip
+        entry = {"name": "x", **({"source": source} if source else {})}
+        market.write_text(json.dumps({"name": "m", "plugins": [entry]}), encoding="utf-8")
+        with pytest.raises(ps.SetupError, match=error):
+            ps.read_plugin_info(tmp_path)
+    market.write_text('{"name": "m", "plugins": [{"name": "x", "source": "./plugin"}]}', encoding="utf-8")
+    with pytest.raises(ps.SetupError, match=r"plugin\.json does not exist"):
         ps.read_plugin_info(tmp_path)
+    (tmp_path / "plugin" / ".claude-plugin").mkdir(parents=True)
+    (tmp_path / "plugin" / ".claude-plugin" / "plugin.json").write_text('{"name": "y"}', encoding="utf-8")
+    with pytest.raises(ps.SetupError, match=r"lists the plugin 'x', but .* names 'y'"):
+        ps.read_plugin_info(tmp_path)
+    (tmp_path / "plugin" / ".claude-plugin" / "plugin.json").write_text('{"name": "x"}', encoding="utf-8")
+    info = ps.read_plugin_info(tmp_path)
+    assert (info.plugin_id, info.folder) == ("x@m", tmp_path / "plugin")
 
 
 def test_find_claude(tmp_path: Path) -> None:
@@ -220,30 +236,29 @@ def test_service_not_running_is_a_warning() -> None:
 
 
 def test_hooks_check(tmp_path: Path) -> None:
+    folder = tmp_path / "plugin"  # the plugin folder; the launcher lives in the checkout's hooks/ beside it
+    (folder / "hooks").mkdir(parents=True)
+    (folder / "bin").mkdir()
     (tmp_path / "hooks").mkdir()
-    (tmp_path / "bin").mkdir()
     launcher = tmp_path / "hooks" / "claude-memory-hook"
-    bin_launcher = tmp_path / "bin" / "claude-memory"
-    hooks = {
-        "hooks": {
-            "Stop": [
-                {"hooks": [{"type": "command", "command": '"${CLAUDE_PLUGIN_ROOT}/hooks/claude-memory-hook" Stop'}]}
-            ]
-        }
-    }
-    (tmp_path / "hooks" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
-    assert "is missing" in pd.check_hooks(tmp_path).message
+    bin_launcher = folder / "bin" / "claude-memory"
+    command = '"${CLAUDE_PLUGIN_ROOT}/../hooks/claude-memory-hook" Stop'
+    hooks = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}}
+    (folder / "hooks" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
+    assert pd.check_hooks(folder).message == f"The hook launcher {launcher} is missing."
     launcher.write_text("#!/bin/sh\n", encoding="utf-8")
-    assert "not executable" in pd.check_hooks(tmp_path).message
+    assert "not executable" in pd.check_hooks(folder).message
     launcher.chmod(0o755)
-    assert "bin/claude-memory is missing or not executable" in pd.check_hooks(tmp_path).message
+    assert "bin/claude-memory is missing or not executable" in pd.check_hooks(folder).message
     bin_launcher.write_text("#!/bin/sh\n", encoding="utf-8")
     bin_launcher.chmod(0o755)
-    assert pd.check_hooks(tmp_path).status == "ok"
-    (tmp_path / "hooks" / "hooks.json").write_text(json.dumps(hooks["hooks"]), encoding="utf-8")  # unwrapped
-    assert pd.check_hooks(tmp_path).status == "error"
-    (tmp_path / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"SessionBegin": []}}), encoding="utf-8")
-    assert "unknown hook events: SessionBegin" in pd.check_hooks(tmp_path).message
+    assert pd.check_hooks(folder) == pd.Check(
+        "hooks", "ok", "plugin/hooks/hooks.json is valid (1 events); hooks/claude-memory-hook executable."
+    )
+    (folder / "hooks" / "hooks.json").write_text(json.dumps(hooks["hooks"]), encoding="utf-8")  # unwrapped
+    assert pd.check_hooks(folder).status == "error"
+    (folder / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"SessionBegin": []}}), encoding="utf-8")
+    assert "unknown hook events: SessionBegin" in pd.check_hooks(folder).message
 
 
 def test_doctor_report_and_exit_rule() -> None:
@@ -259,7 +274,7 @@ def test_doctor_report_and_exit_rule() -> None:
 
 
 def test_hooks_json_contract() -> None:
-    data = json.loads((REPO / "hooks" / "hooks.json").read_text(encoding="utf-8"))
+    data = json.loads((REPO / "plugin" / "hooks" / "hooks.json").read_text(encoding="utf-8"))
     assert set(data) == {"description", "hooks"} and tuple(data["hooks"]) == EVENTS
     matchers = {"SessionStart": "startup|resume|clear|compact|fork", "PostToolUse": "*", "PostToolUseFailure": "*"}
     for event, groups in data["hooks"].items():
@@ -268,17 +283,27 @@ def test_hooks_json_contract() -> None:
         (handler,) = group["hooks"]
         assert handler == {
             "type": "command",
-            "command": f'"${{CLAUDE_PLUGIN_ROOT}}/hooks/claude-memory-hook" {event}',
+            "command": f'"${{CLAUDE_PLUGIN_ROOT}}/../hooks/claude-memory-hook" {event}',
             "timeout": 10,
         }
-    assert pd.check_hooks(REPO).status == "ok", pd.check_hooks(REPO).message
+    assert pd.check_hooks(REPO / "plugin").status == "ok", pd.check_hooks(REPO / "plugin").message
 
 
 def test_mcp_json_and_manifests() -> None:
-    mcp = json.loads((REPO / ".mcp.json").read_text(encoding="utf-8"))
+    mcp = json.loads((REPO / "plugin" / ".mcp.json").read_text(encoding="utf-8"))
     assert mcp == {"mcpServers": {"memory": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/claude-memory", "args": ["mcp"]}}}
     market = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))
-    assert market["name"] == "claude-memory-local" and market["plugins"][0]["source"] == "./"
+    assert market["name"] == "claude-memory-local" and market["plugins"][0]["source"] == "./plugin"
+    # the plugin folder holds only the plugin: Claude Code copies all of it into its cache on install
+    shipped = sorted(str(p.relative_to(REPO / "plugin")) for p in (REPO / "plugin").rglob("*") if p.is_file())
+    assert shipped == [
+        ".claude-plugin/plugin.json",
+        ".mcp.json",
+        "bin/claude-memory",
+        *(f"commands/{c}.md" for c in ("memory-forget", "memory-history", "memory-import", "memory-list",
+                                        "memory-search", "memory-stats")),
+        "hooks/hooks.json",
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -293,7 +318,7 @@ def test_mcp_json_and_manifests() -> None:
     ],
 )
 def test_slash_command_runs_only_its_subcommand(command: str, subcommand: str) -> None:
-    text = (REPO / "commands" / f"{command}.md").read_text(encoding="utf-8")
+    text = (REPO / "plugin" / "commands" / f"{command}.md").read_text(encoding="utf-8")
     front, body = text.split("---\n")[1:3]
     launcher = '"${CLAUDE_PLUGIN_ROOT}/bin/claude-memory"'
     assert f"allowed-tools: Bash({launcher} {subcommand}:*)\n" in front
@@ -306,7 +331,7 @@ def test_slash_command_runs_only_its_subcommand(command: str, subcommand: str) -
 
 
 def test_bin_launcher_picks_the_interpreter(tmp_path: Path) -> None:
-    launcher = REPO / "bin" / "claude-memory"
+    launcher = REPO / "plugin" / "bin" / "claude-memory"
     assert os.access(launcher, os.X_OK)
     fake = tmp_path / "python"
     fake.write_text('#!/bin/sh\necho "fake $*"\n', encoding="utf-8")

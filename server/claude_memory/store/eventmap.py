@@ -136,6 +136,12 @@ class EventMap:
         index = np.arange(len(owners), dtype=np.int64) + np.repeat(start - (np.cumsum(counts) - counts), counts)
         return self._chunk_order[index], owners
 
+    def following(self, ids: list[int], filters: KeywordFilters) -> list[int]:
+        """The nearest admitted event after each of ``ids`` in its session, for those that have one."""
+        positions = self.positions(ids)
+        after = self._neighbour(positions[positions >= 0], +1, filters)
+        return [int(i) for i in self.id_at(after[after >= 0])]
+
     def id_at(self, positions: Int64s) -> Int64s:
         return self._require().ids[positions]
 
