@@ -104,13 +104,15 @@ class ServiceClient:
         try:
             self._sock.settimeout(timeout if timeout is not None else self.timeout)
             self._sock.sendall(line)
-            answer = self._file.readline(MAX_LINE)
-        except TimeoutError as exc:
-            self.close()
-            raise ServiceTimeout(f"The memory service did not answer {method!r} in time.") from exc
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError) as exc:
+            self.close()  # the service had closed this connection (it stopped): nothing of the request arrived
+            raise RequestNotSent(f"The memory service was gone before {method!r} was sent.") from exc
         except OSError as exc:
-            self.close()
-            raise ServiceUnavailable(f"The memory service did not answer {method!r}: {exc}.") from exc
+            raise self._failed(method, exc) from exc
+        try:
+            answer = self._file.readline(MAX_LINE)
+        except OSError as exc:
+            raise self._failed(method, exc) from exc
         if not answer:
             self.close()
             raise ServiceUnavailable(f"The memory service closed the connection during {method!r}.")
@@ -123,6 +125,13 @@ class ServiceClient:
         if error:
             raise ServiceError(str(error.get("code", "error")), str(error.get("message", "The request failed.")))
         return response.get("result")
+
+    def _failed(self, method: str, exc: OSError) -> ServiceUnavailable:
+        """Close the connection; the error to raise for ``exc`` during ``method``."""
+        self.close()
+        if isinstance(exc, TimeoutError):
+            return ServiceTimeout(f"The memory service did not answer {method!r} in time.")
+        return ServiceUnavailable(f"The memory service did not answer {method!r}: {exc}.")
 
     def notify(self, method: str) -> None:
         """Send a parameterless request and do not wait for its answer (the hooks' nudge: the service
@@ -170,6 +179,11 @@ class RequestDropped(ServiceUnavailable):
     """The service took a request and stopped answering: it may or may not have taken effect."""
 
 
+class RequestNotSent(ServiceUnavailable):
+    """The connection was already closed by the service (it had stopped), so the request never reached it:
+    sending it again, even a write, is safe."""
+
+
 def call_starting(
     client: ServiceClient,
     method: str,
@@ -179,15 +193,18 @@ def call_starting(
     retry: bool = True,
 ) -> Any:
     """One request for a long-lived face (MCP, language server). A request that never reached the service
-    is sent after ``start(client)`` (which raises to refuse); one the service dropped is sent again after a
-    start only with ``retry`` (reads), else RequestDropped. Raises ServiceError for the service's error
-    answers, ServiceUnavailable (one sentence) when it still does not answer."""
+    (no service, or a connection it had closed: it stopped, e.g. for an upgrade) is sent after
+    ``start(client)`` (which raises to refuse); one the service dropped is sent again after a start only with
+    ``retry`` (reads), else RequestDropped. Raises ServiceError for the service's error answers,
+    ServiceUnavailable (one sentence) when it still does not answer."""
     try:
         client.connect()
     except ServiceUnavailable:
         start(client)
     try:
         return client.call(method, params)
+    except RequestNotSent:
+        pass
     except ServiceUnavailable as exc:
         if not retry:
             raise RequestDropped(f"The memory service stopped answering during {method}.") from exc

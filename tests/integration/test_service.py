@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from claude_memory.client import ServiceClient, ServiceUnavailable, spool_capture
+from claude_memory.client import ServiceClient, ServiceUnavailable, call_starting, spool_capture
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.discovery import TranscriptFile
 from claude_memory.service.lock import holder_pid
@@ -368,4 +368,30 @@ def test_a_service_whose_code_changed_on_disk_stops_when_quiet_and_the_next_clie
         client.close()
         if proc.poll() is None:
             proc.kill()
+            proc.wait(timeout=30)
+
+
+def test_a_write_on_a_connection_the_stopped_service_closed_goes_to_the_next_service(
+    running: tuple[Path, ServiceClient], claude_home: Path
+) -> None:
+    """What the MCP server and the language server do with a write (no resending once it may have reached
+    the service): when the service had stopped (an upgrade, `claude-memory stop`) the write never reached it,
+    so it is sent to a new one instead of failing as dropped."""
+    data, client = running
+    first = client.ping()["pid"]
+    with ServiceClient(data, timeout=30) as other:
+        other.call("shutdown")
+    _wait_for(lambda: holder_pid(RuntimePaths(data).lock) is None, what="the service to stop")
+    started: list[subprocess.Popen[str]] = []
+
+    def start(c: ServiceClient) -> None:
+        started.append(_serve(data, claude_home))
+        _wait_for(c.ping)
+
+    try:
+        assert call_starting(client, "drain", {}, start, retry=False) == {"scheduled": True}
+        assert len(started) == 1 and client.ping()["pid"] not in (first, None)
+    finally:
+        _stop(data)
+        for proc in started:
             proc.wait(timeout=30)

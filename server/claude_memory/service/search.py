@@ -132,7 +132,7 @@ def search(
             # the best keyword hits' vectors and their answers', for exact cosines, read while the query is embedded
             best = [i for i, _, _ in kw_hits[:EXACT_COSINES]]
             answers = retrieval.events.following(best, filters)
-            kw_vectors = event_vectors(retrieval.index, retrieval.events, best + answers)
+            kw_vectors = event_vectors(retrieval.index, retrieval.events, list(dict.fromkeys(best + answers)))
         if embedding is not None:
             assert retrieval.index is not None
             try:

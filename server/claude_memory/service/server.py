@@ -15,6 +15,7 @@ import logging
 import os
 import resource
 import signal
+import socket
 import socketserver
 import threading
 import time
@@ -185,6 +186,8 @@ class MemoryService:
                 memory.close()
             else:  # the worker still uses the connection: let the process exit close it
                 log.warning("The worker did not finish its task in time; exiting without closing the store.")
+        if self._server is not None:
+            self._server.hang_up()
         self.lock.release()
         log.info("Memory service stopped.")
 
@@ -478,6 +481,14 @@ def _error(req_id: Any, code: str, message: str) -> dict[str, Any]:
 class _Handler(socketserver.StreamRequestHandler):
     server: _SocketServer
 
+    def setup(self) -> None:
+        super().setup()
+        self.server.opened(self.connection)
+
+    def finish(self) -> None:
+        self.server.closed(self.connection)
+        super().finish()
+
     def handle(self) -> None:
         service = self.server.service
         while True:
@@ -518,3 +529,23 @@ class _SocketServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         finally:
             os.umask(old)
         os.chmod(path, 0o600)
+        self._open: set[socket.socket] = set()  # client connections, for hang_up
+        self._open_lock = threading.Lock()
+
+    def opened(self, connection: socket.socket) -> None:
+        with self._open_lock:
+            self._open.add(connection)
+
+    def closed(self, connection: socket.socket) -> None:
+        with self._open_lock:
+            self._open.discard(connection)
+
+    def hang_up(self) -> None:
+        """Shut every client connection still open. A client that then sends on one gets an error at once,
+        and knows its request never arrived (``client.RequestNotSent``), instead of writing into a connection
+        that lingers until this process exits and then reading nothing."""
+        with self._open_lock:
+            connections = list(self._open)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
