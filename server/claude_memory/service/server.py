@@ -75,7 +75,6 @@ class ServiceOptions:
     watch: bool = True
     scan_interval: float = 30.0
     live_settle: float = 2.0
-    code_root: Path | None = None  # the package whose change on disk stops the service (default: its own)
 
 
 class _ImportParams(BaseModel):
@@ -112,7 +111,7 @@ class MemoryService:
         self._uses_lock = threading.Lock()
         self._pending_uses: list[str] = []
         self.counters: dict[str, int] = {"requests": 0, "captures": 0, "files_ingested": 0, "events_ingested": 0}
-        self.code = CodeVersion(options.code_root)
+        self.code = CodeVersion()  # this package: its change on disk (an upgrade) stops the service
         self._code_checked = time.monotonic()
         self._last_request = 0.0  # monotonic time of the last request of any kind
 
