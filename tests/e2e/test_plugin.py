@@ -8,6 +8,7 @@ the repository root itself.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -178,28 +179,20 @@ def test_install_errors_are_one_sentence(tmp_path: Path, env: dict[str, str]) ->
     assert failed.stderr == f"Error: `claude plugin marketplace add {root.resolve()}` failed: first problem\n"
 
 
-@pytest.fixture()
-def fake_api(tmp_path: Path, shared: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
-    """tools/mock_anthropic.py (from ../shared) as the Anthropic API; yields the environment for claude."""
+@contextlib.contextmanager
+def mock_api(tmp_path: Path, shared: Path, env: dict[str, str], script: Path | None = None) -> Iterator[dict[str, str]]:
+    """tools/mock_anthropic.py (from ../shared) as the Anthropic API, replying by ``script``'s rules if given;
+    yields the environment for claude. Every request is recorded in tmp_path/requests.jsonl."""
     port_file = tmp_path / "port.txt"
     mock = shared / "tools" / "mock_anthropic.py"
     record = tmp_path / "requests.jsonl"
+    options = ["--script", str(script)] if script is not None else []
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(mock),
-            "--port",
-            "0",
-            "--port-file",
-            str(port_file),
-            "--record",
-            str(record),
-            "--max-lifetime",
-            "300",
-        ],
+        [sys.executable, str(mock), "--port", "0", "--port-file", str(port_file), "--record", str(record),
+         "--max-lifetime", "300", *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-    )
+    )  # fmt: skip
     try:
         for _ in range(200):
             if port_file.exists() and port_file.read_text().strip():
@@ -214,6 +207,18 @@ def fake_api(tmp_path: Path, shared: Path, env: dict[str, str]) -> Iterator[dict
         except subprocess.TimeoutExpired:
             proc.kill()
         memory(env, "stop")  # in case a command started the memory service for this data directory
+
+
+def recorded(tmp_path: Path) -> list[dict[str, Any]]:
+    """The request bodies the mock API received, in order."""
+    lines = (tmp_path / "requests.jsonl").read_text().splitlines()
+    return [json.loads(line).get("body", {}) for line in lines if line.strip()]
+
+
+@pytest.fixture()
+def fake_api(tmp_path: Path, shared: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
+    with mock_api(tmp_path, shared, env) as environment:
+        yield environment
 
 
 def test_slash_commands_run_the_cli(
@@ -238,8 +243,7 @@ def test_slash_commands_run_the_cli(
         return result
 
     slash("/memory-layer:memory-stats")
-    requests = [json.loads(line) for line in (tmp_path / "requests.jsonl").read_text().splitlines() if line.strip()]
-    sent = json.dumps([r.get("body", {}) for r in requests])
+    sent = json.dumps(recorded(tmp_path))
     assert f"Events: {before} in " in sent, "the stats output did not reach the model"
 
     refused = slash(f"/memory-layer:memory-forget --session {session}")
@@ -272,3 +276,54 @@ def test_an_installed_plugin_captures_a_session_through_its_hooks(
     hooks_log = Path(fake_api["CLAUDE_MEMORY_HOME"]) / "logs" / "hooks.log"
     assert results, f"nothing stored; hooks log: {hooks_log.read_text() if hooks_log.exists() else 'none'}"
     assert results[0]["type"] == "user_prompt" and results[0]["source"]["path"].startswith(str(Path(fake_api["HOME"])))
+
+
+SEARCH_TOOL = "mcp__plugin_memory-layer_memory__search"  # Claude Code's name for plugin memory-layer's server memory
+
+
+def test_claude_code_calls_the_search_tool_of_an_installed_plugin(
+    tmp_path: Path, claude_bin: Path, env: dict[str, str], shared: Path, fixtures_home: Path
+) -> None:
+    """`claude-memory install`, then a real `claude -p` whose (scripted) model calls the plugin's MCP search tool:
+    Claude Code starts plugin/.mcp.json's server (plugin/bin/claude-memory mcp), and the tool's answer, found in
+    the memory store, reaches the model."""
+    root = copy_plugin(tmp_path / "checkout", (*PLUGIN_FILES, "server/claude_memory"))
+    environment = {**env, "CLAUDE_MEMORY_PYTHON": sys.executable}  # the copy has no .venv
+    installed = memory(environment, "install", "--plugin-root", str(root))
+    assert installed.returncode == 0, installed.stderr
+    imported = memory(environment, "import", "--claude-home", str(fixtures_home), "--no-wait", "--json")
+    assert imported.returncode == 0, imported.stderr
+    script = tmp_path / "script.json"
+    rules = [
+        {"contains": "LOOK_IT_UP", "requires_tool": SEARCH_TOOL,
+         "content": [{"type": "tool_use", "name": SEARCH_TOOL,
+                      "input": {"query": "hello-from-mock", "mode": "keyword", "all_projects": True}}]},
+        {"when_tool_result": True, "text": "Found it in memory."},
+    ]  # fmt: skip
+    script.write_text(json.dumps({"rules": rules}))
+    work = tmp_path / "work"
+    work.mkdir()
+    with mock_api(tmp_path, shared, {**environment, "ENABLE_TOOL_SEARCH": "false"}, script) as api:
+        # (without ENABLE_TOOL_SEARCH=false Claude Code lists MCP tools only behind its ToolSearch tool)
+        out = claude(
+            claude_bin, api, "-p", "LOOK_IT_UP", "--allowedTools", SEARCH_TOOL, "--output-format", "json", cwd=work
+        )
+    assert out.returncode == 0, out.stderr
+    bodies = recorded(tmp_path)
+    offered = sorted(
+        {t.get("name", "") for b in bodies for t in b.get("tools", []) if t.get("name", "").startswith("mcp__")}
+    )
+    assert SEARCH_TOOL in offered, f"Claude Code offered these MCP tools: {offered}"
+    results = [
+        block
+        for body in bodies
+        for message in body.get("messages", [])
+        if message.get("role") == "user" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert results, "the model never got the tool's result"
+    answer = json.dumps(results[-1].get("content"))
+    assert not results[-1].get("is_error"), answer
+    assert "hello-from-mock" in answer and "mem:" in answer  # a stored event, cited
+    assert json.loads(out.stdout)["result"] == "Found it in memory."

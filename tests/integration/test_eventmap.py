@@ -74,9 +74,6 @@ def test_filters_skip_to_the_nearest_admitted_neighbour(store: Path, tmp_path: P
         everything = [int(r[0]) for r in memory.con.execute("SELECT id FROM events").fetchall()]
         got = event_map.facts(everything, filters)
         assert neighbour_ids(got) == expected
-        admitted = list(expected)
-        assert event_map.following(admitted, filters) == [n for _, n in expected.values() if n is not None]
-        assert event_map.following([-1, *admitted[:1]], filters) == [n for _, n in [expected[admitted[0]]] if n]
         since = datetime(2100, 1, 1, tzinfo=UTC)
         assert len(event_map.facts(everything, KeywordFilters(since=since))) == 0
 

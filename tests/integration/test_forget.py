@@ -14,7 +14,7 @@ import pytest
 from claude_memory.service import memory as memory_module
 from claude_memory.service.memory import REBUILD_INDEX_AFTER_FORGET, ForgetSelector, Memory
 from claude_memory.store.keyword import KeywordFilters
-from claude_memory.store.vector_index import INDEX_FILE, META_FILE
+from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, decode_rows
 
 
 def _line(obj: dict[str, object]) -> str:
@@ -169,6 +169,12 @@ def _assert_vectors_gone(data: Path, event_id: int, labels: dict[str, list[int]]
             assert event_id not in [h.event.id for h in hits]
             hits, _ = memory.search(query, KeywordFilters(), 5, mode="hybrid")
             assert event_id not in [h.event.id for h in hits]
+    dim = len(vectors[labels["kept"][0]]) // 4
+    copy = decode_rows(np.fromfile(data / COPY_FILE, dtype=np.uint8).reshape(-1, dim + SCALE_BYTES))
+    for label in labels["kept"]:  # control: the copy search reads holds the kept vectors ...
+        assert np.abs(copy - np.frombuffer(vectors[label], dtype=np.float32)).max(axis=1).min() < 3e-3
+    for label in labels["doomed"]:  # ... and not the forgotten one, even where the index only marked it deleted
+        assert np.abs(copy - np.frombuffer(vectors[label], dtype=np.float32)).max(axis=1).min() > 0.05
     saved = _saved_index(data)
     assert not any(_live(saved, label) for label in labels["doomed"])
     assert all(_live(saved, label) for label in labels["kept"])

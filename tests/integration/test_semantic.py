@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+import hnswlib
+import numpy as np
 import pytest
 
 from claude_memory.service.embedding import MAX_ATTEMPTS, EmbeddingWorker
 from claude_memory.service.memory import ForgetSelector, Memory
 from claude_memory.store.keyword import KeywordFilters
-from claude_memory.store.vector_index import INDEX_FILE, META_FILE, VectorIndex
+from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, VectorIndex
 
 WORK = "/home/dev/work"
 
@@ -143,8 +146,6 @@ def test_without_a_model_keyword_search_still_answers_and_says_why(fixtures_home
 def test_labels_of_forgotten_chunks_are_never_reused(
     embedded: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import json
-
     from claude_memory.service import memory as memory_module
 
     monkeypatch.setattr(memory_module, "REBUILD_INDEX_AFTER_FORGET", 0)  # as if the index were huge
@@ -169,3 +170,47 @@ def test_labels_of_forgotten_chunks_are_never_reused(
         assert new_label > top
         hits, _ = memory.search("quokka migration", KeywordFilters(), 3, mode="semantic")
         assert hits[0].event.text == "a brand new prompt about quokka migrations"
+
+
+def _index_vectors(data: Path, labels: list[int]) -> np.ndarray:
+    """The vectors hnswlib itself holds for ``labels`` (read from the saved index file)."""
+    meta = json.loads((data / META_FILE).read_text())
+    index = hnswlib.Index(space="cosine", dim=int(meta["dim"]))
+    index.load_index(str(data / INDEX_FILE))
+    return np.asarray(index.get_items(labels), dtype=np.float32)
+
+
+def test_the_vector_copy_holds_what_the_index_holds_and_is_refilled_when_missing_or_short(
+    embedded: Path, tmp_path: Path, model_dir: Path
+) -> None:
+    data = _copy(embedded, tmp_path)
+    with Memory(data) as memory:
+        labels = [int(r[0]) for r in memory.con.execute("SELECT label FROM chunks ORDER BY label").fetchall()]
+        copied = memory.vector_index().vectors(np.asarray([*labels, max(labels) + 1, -1], dtype=np.int64))
+    expected = _index_vectors(data, labels)
+    assert np.abs(copied[:-2] - expected).max() < 3e-3  # int8 with a scale per row
+    assert np.abs(np.einsum("ij,ij->i", copied[:-2], expected) - 1.0).max() < 2e-3  # cosines within 2e-3
+    assert not copied[-2:].any()  # a label never added, and no label: zero rows
+    # An index saved before the copy existed (no copy file, no "copied" in its meta) is not rebuilt: the copy
+    # is filled from DuckDB.
+    (data / COPY_FILE).unlink()
+    meta = json.loads((data / META_FILE).read_text())
+    (data / META_FILE).write_text(json.dumps({k: v for k, v in meta.items() if k != "copied"}))
+    with Memory(data) as memory:
+        index = memory.vector_index()
+        assert not index.rebuilt
+        assert np.array_equal(index.vectors(np.asarray(labels, dtype=np.int64)), copied[:-2])
+    assert json.loads((data / META_FILE).read_text())["copied"] == max(labels)
+    # A copy behind its meta (rows lost: the machine died before the page cache reached the disk) is refilled.
+    row_bytes = expected.shape[1] + SCALE_BYTES
+    with (data / COPY_FILE).open("r+b") as copy:
+        copy.truncate(row_bytes * (max(labels) // 2))
+    meta = json.loads((data / META_FILE).read_text())
+    (data / META_FILE).write_text(json.dumps({**meta, "copied": max(labels) // 2 - 1}))
+    with Memory(data) as memory:
+        index = memory.vector_index()
+        assert not index.rebuilt
+        assert np.array_equal(index.vectors(np.asarray(labels, dtype=np.int64)), copied[:-2])
+        hits, meta = memory.search("a migration plan", KeywordFilters(), 3, mode="hybrid")
+        assert hits and "degraded" not in meta
+        assert all(h.components is not None and h.components["cosine"] != 0.0 for h in hits)

@@ -111,6 +111,26 @@ def test_keyword_only_ranks_by_bm25_and_keeps_the_raw_scores() -> None:
     assert ranked[1].breakdown["semantic"] == 0.0
 
 
+def test_the_contextual_similarity_is_fused_and_the_plain_cosine_decides_confidence() -> None:
+    facts = {**session("a", [1]), **session("b", [10])}
+    rows = list(facts)
+    made = Facts(
+        ids=np.asarray(rows, dtype=np.int64),
+        session=np.asarray([0, 1], dtype=np.int64),
+        ts=np.full(2, NO_TIME, dtype=np.int64),
+        prev=np.full(2, -1, dtype=np.int64),
+        next=np.full(2, -1, dtype=np.int64),
+        same_session=np.zeros(2, dtype=bool),
+        same_project=np.zeros(2, dtype=bool),
+    )
+    contextual, plain = np.asarray([0.3, 0.6]), np.asarray([0.7, 0.2])
+    fused = fuse_rows(made, np.full(2, np.nan), contextual, np.zeros(2), cosine=plain, weights=Weights(session=0))
+    top = fused.top(2)
+    assert [r.event_id for r in top] == [10, 1]  # ranked by the contextual similarity ...
+    assert top[0].breakdown["semantic"] == 0.6 and top[0].breakdown["cosine"] == 0.2
+    assert confidence(top[1]) == "suggested" and confidence(top[0]) == "none"  # ... classed by the plain cosine
+
+
 def test_the_answer_after_a_hit_is_promoted_even_when_no_component_found_it() -> None:
     facts = session("a", [1, 2, 3, 4])
     ranked = fuse({1: 3.0, 4: 1.0}, {}, facts, now=NOW, weights=Weights(session=0, next_keyword=0))
@@ -215,7 +235,7 @@ def test_no_window_without_an_absolute_date(query: str) -> None:
 
 
 def ranked_with(coverage: float, cosine: float) -> Ranked:
-    return Ranked(1, 1.0, {"coverage": coverage, "semantic": cosine})
+    return Ranked(1, 1.0, {"coverage": coverage, "cosine": cosine})
 
 
 def test_confidence_classes_come_from_absolute_evidence() -> None:
@@ -226,8 +246,8 @@ def test_confidence_classes_come_from_absolute_evidence() -> None:
 
 
 def test_a_follow_up_is_one_class_below_its_hit() -> None:
-    hit = Ranked(7, 2.0, {"coverage": 1.0, "semantic": 0.5})
-    follow = Ranked(8, 1.6, {"coverage": 0.0, "semantic": 0.1}, followed=hit)
+    hit = Ranked(7, 2.0, {"coverage": 1.0, "cosine": 0.5})
+    follow = Ranked(8, 1.6, {"coverage": 0.0, "cosine": 0.1}, followed=hit)
     assert confidence(follow) == "suggested"
-    weak = Ranked(7, 2.0, {"coverage": 0.5, "semantic": 0.5})
-    assert confidence(Ranked(8, 1.6, {"coverage": 0.0, "semantic": 0.1}, followed=weak)) == "none"
+    weak = Ranked(7, 2.0, {"coverage": 0.5, "cosine": 0.5})
+    assert confidence(Ranked(8, 1.6, {"coverage": 0.0, "cosine": 0.1}, followed=weak)) == "none"

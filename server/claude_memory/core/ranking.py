@@ -10,7 +10,8 @@ the table) and kept only when it also makes sense for a coding session:
    candidate's. The coverage factor (Lucene's old "coord") prefers an event that matches most of the
    question over one that repeats a single rare word: LoCoMo dev hybrid r@5/@10 66.3/76.7 -> 67.9/77.1
    (exponents 0.45-1.0 all gave 67.8-68.1 / 77.0-77.2).
-2. ``semantic`` is the best chunk's cosine, min-max normalised over the semantic candidates.
+2. ``semantic`` is the best chunk's contextual cosine (its vector mixed with the neighbouring events',
+   :attr:`Weights.context`), min-max normalised over the candidates that have one.
 3. ``base = (1 - dense) * keyword + dense * semantic``, plus :attr:`Weights.date` when the event falls in
    a day or month the query names, plus a recency bonus that halves every ``recency_half_life_days`` of
    age (counted back from the newest candidate, so that the same store always gives the same ranking),
@@ -82,6 +83,7 @@ class Facts:
 @dataclass(frozen=True, slots=True)
 class Weights:
     dense: float = 0.5
+    context: float = 0.35  # the neighbours' share in a chunk's contextual vector (service.semantic.similarities)
     coordination: float = 0.5
     next_keyword: float = 0.4
     date: float = 0.3
@@ -159,8 +161,8 @@ class Fused:
         return Ranked(int(self.facts.ids[row]), float(self.score[row]), breakdown, followed)
 
 
-_SCORED_PARTS = ("keyword", "coverage", "keyword_next", "semantic", "date", "recency", "scope", "session")
-_FOLLOW_UP_PARTS = ("keyword", "coverage", "semantic")
+_SCORED_PARTS = ("keyword", "coverage", "keyword_next", "semantic", "cosine", "date", "recency", "scope", "session")
+_FOLLOW_UP_PARTS = ("keyword", "coverage", "semantic", "cosine")
 
 
 def fuse(
@@ -169,13 +171,16 @@ def fuse(
     semantic: Floats,
     coverage: Floats,
     *,
+    cosine: Floats | None = None,
     window: TimeWindow | None = None,
     now: datetime | None = None,
     weights: Weights | None = None,
 ) -> Fused:
-    """Rank the candidate rows of ``facts``. ``keyword`` is each row's BM25 and ``semantic`` its best
-    chunk's cosine, NaN where the row is not a candidate of that component; ``coverage`` is the share of
-    the query's idf mass a keyword hit matches (0 elsewhere)."""
+    """Rank the candidate rows of ``facts``. ``keyword`` is each row's BM25 and ``semantic`` its similarity
+    to the query (the contextual cosine of its best chunk), NaN where the row is not a candidate of that
+    component; ``coverage`` is the share of the query's idf mass a keyword hit matches (0 elsewhere).
+    ``cosine``, the plain cosine (default: ``semantic``), is not fused: it is reported, and decides
+    confidence."""
     w = weights or Weights()
     n = len(facts)
     known = facts.ts != NO_TIME
@@ -244,6 +249,7 @@ def fuse(
         "coverage": coverage,
         "keyword_next": keyword_next,
         "semantic": sem,
+        "cosine": sem if cosine is None else np.where(np.isnan(cosine), 0.0, cosine),
         "date": in_window.astype(np.float64),
         "recency": recency,
         "scope": scoped,
@@ -253,11 +259,12 @@ def fuse(
     return Fused(facts, order, final, parts, scored, followed)
 
 
-# Calibrated on LoCoMo dev (997 questions, top 10 hybrid results each; base rate: 9% of results are an
-# evidence turn, 22% an evidence turn or its neighbour). Query coverage >= 0.8 (the top ~5% of results):
-# 40% evidence, 51% with neighbours. Coverage >= 0.45 (top ~30%): 22% / 33%. Cosine alone predicts little
-# there (>= 0.62, the top ~10%: 17% / 30%), so it can make a hit "suggested", never "high". Measured again
-# with the coverage factor in fusion (1.); before it, the same thresholds gave 41/53, 20/31 and 17/33.
+# Calibrated on LoCoMo dev (997 questions, top 10 hybrid results each; base rate: 10% of results are an
+# evidence turn, 24% an evidence turn or its neighbour). Query coverage >= 0.8 (the top ~5% of results):
+# 39% evidence, 50% with neighbours. Coverage >= 0.45 (top ~30%): 21% / 32%. The plain cosine (not the
+# contextual one that is fused) predicts little there (>= 0.62, the top ~8%: 20% / 35%), so it can make a hit
+# "suggested", never "high". Measured again with contextual cosines in fusion; before them, the same
+# thresholds gave 40/51, 22/33 and 17/30, and before the coverage factor 41/53, 20/31 and 17/33.
 HIGH_COVERAGE = 0.8
 SUGGESTED_COVERAGE = 0.45
 SUGGESTED_COSINE = 0.62
@@ -268,7 +275,7 @@ def confidence(ranked: Ranked) -> str:
     """high | suggested | none for one result, from its absolute evidence (not its relative score). A
     follow-up is one class below the hit it follows, unless its own evidence says more."""
     parts = ranked.breakdown
-    cover, cosine = parts.get("coverage", 0.0), parts.get("semantic", 0.0)
+    cover, cosine = parts.get("coverage", 0.0), parts.get("cosine", 0.0)
     own = 2 if cover >= HIGH_COVERAGE else 1 if cover >= SUGGESTED_COVERAGE or cosine >= SUGGESTED_COSINE else 0
     if ranked.followed is not None:
         own = max(own, CLASSES.index(confidence(ranked.followed)) - 1)

@@ -1,6 +1,7 @@
 """Search as a service call: BM25 (in memory, :mod:`claude_memory.store.postings`) and semantic candidates
-gathered (the query is embedded on a second thread meanwhile), ranked by :mod:`claude_memory.core.ranking`,
-hydrated, with snippets around the matched terms."""
+gathered (the query is embedded on a second thread meanwhile), every candidate and its neighbours scored by
+their exact and contextual cosines (:func:`claude_memory.service.semantic.similarities`), ranked by
+:mod:`claude_memory.core.ranking`, hydrated, with snippets around the matched terms."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import numpy.typing as npt
 from claude_memory.core.ranking import Scope, Weights, confidence, fuse
 from claude_memory.core.timeexpr import find_window
 from claude_memory.core.tokens import QueryTokenizer
-from claude_memory.service.semantic import embed_query, event_similarities, event_vectors, semantic_candidates
+from claude_memory.service.semantic import embed_query, semantic_candidates, similarities
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
@@ -67,12 +68,6 @@ def snippet(text: str, stems: list[str], width: int = SNIPPET_CHARS) -> str:
 
 MODES = ("keyword", "semantic", "hybrid")
 CANDIDATES = 200  # per component; fusion, session prior and follow-ups need more than the page shown
-# Keyword hits outside the semantic top get their exact cosine, read from the index, for the best this many
-# by BM25 only: on LoCoMo dev, recall@5/@10 was 65.4/75.7 with all 200, 65.6/75.9 with 50, 65.4/75.7 with
-# 25, and 3 points lower with none; each costs ~12 us of hnswlib lookups. So does the event right after each
-# of them (its likely answer, which ranking promotes): 67.9/77.1 -> 67.8/77.8 (its cosine decides between
-# the answer and the turns around it).
-EXACT_COSINES = 50
 
 
 @dataclass(slots=True)
@@ -126,13 +121,6 @@ def search(
             assert retrieval.embedder is not None
             embedding = pool.submit(embed_query, retrieval.embedder, query)
         kw_hits = keyword_part() if mode != "semantic" or not semantic_ok else []
-        kw_vectors = None
-        answers: list[int] = []
-        if embedding is not None and mode == "hybrid" and retrieval.index is not None:
-            # the best keyword hits' vectors and their answers', for exact cosines, read while the query is embedded
-            best = [i for i, _, _ in kw_hits[:EXACT_COSINES]]
-            answers = retrieval.events.following(best, filters)
-            kw_vectors = event_vectors(retrieval.index, retrieval.events, list(dict.fromkeys(best + answers)))
         if embedding is not None:
             assert retrieval.index is not None
             try:
@@ -145,18 +133,19 @@ def search(
                     kw_hits = keyword_part()
     kw = {i: score for i, score, _ in kw_hits}
     facts = retrieval.events.facts(list({**kw, **sem}), filters, scope)
-    if vector is not None and kw_vectors is not None:
-        # the best keyword hits and the events right after them, outside the semantic top, are scored by their
-        # own cosine, not 0 (the weaker hits and the other neighbours are not: they cost as much again and
-        # gained nothing measurable on LoCoMo)
-        unscored = [i for i in dict.fromkeys([*kw, *answers]) if i not in sem]
-        sem.update(event_similarities(retrieval.events, kw_vectors, vector, unscored))
+    cosine = context = facts.column(sem)  # the k-NN search's cosines, for rows the copy cannot score
+    if vector is not None and retrieval.index is not None:
+        # every row, keyword hits and neighbours too, by its exact and its contextual cosine
+        found = similarities(retrieval.index, retrieval.events, facts, vector, retrieval.weights.context)
+        cosine = np.where(np.isnan(found.cosine), cosine, found.cosine)
+        context = np.where(np.isnan(found.context), context, found.context)
     window = find_window(query)
     fused = fuse(
         facts,
         facts.column(kw),
-        facts.column(sem),
+        context,
         facts.column({i: c for i, _, c in kw_hits}, 0.0),
+        cosine=cosine,
         window=window,
         weights=retrieval.weights,
     )

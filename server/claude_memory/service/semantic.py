@@ -1,4 +1,5 @@
-"""Semantic candidates: embed the query, search the hnswlib index, map chunks back to events."""
+"""Semantic candidates (embed the query, search the hnswlib index, map chunks back to events) and the
+similarities of every candidate ranking considers."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from claude_memory.core.ranking import Facts, Floats
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
@@ -24,7 +26,7 @@ def embed_query(embedder: Embedder, query: str) -> npt.NDArray[np.float32]:
 
 
 def _best_per_event(
-    events: EventMap, positions: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], limit: int | None
+    events: EventMap, positions: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], limit: int
 ) -> list[tuple[int, float]]:
     """(event id, best score of its chunks), best first: ``positions`` and ``scores`` are per chunk."""
     order = np.argsort(-scores, kind="stable")
@@ -55,31 +57,89 @@ def semantic_candidates(
 
 
 @dataclass(frozen=True, slots=True)
-class EventVectors:
-    """The vectors of every chunk of some events: row k belongs to the event at map position ``owners[k]``."""
+class Similarities:
+    """Per row of some :class:`~claude_memory.core.ranking.Facts`: NaN where the event has no vector yet."""
 
-    owners: npt.NDArray[np.int64]
-    vectors: npt.NDArray[np.float32]
-
-
-def event_vectors(index: VectorIndex, events: EventMap, event_ids: list[int]) -> EventVectors:
-    """Read the chunk vectors of ``event_ids`` (those with vectors) from the index. Needs no query, so
-    search does it while the query is still being embedded."""
-    positions = events.positions(event_ids)
-    labels, owners = events.labels_of(positions[positions >= 0])
-    held, vectors = index.vectors(labels.tolist())
-    order = np.argsort(labels, kind="stable")  # labels are distinct: each has one owner
-    return EventVectors(owners[order][np.searchsorted(labels[order], held)], vectors)
+    cosine: Floats  # the cosine of the event's best chunk with the query
+    context: Floats  # the same, each chunk's vector first mixed with the events on either side (below)
 
 
-def event_similarities(
-    events: EventMap, found: EventVectors, vector: npt.NDArray[np.float32], event_ids: list[int]
-) -> dict[int, float]:
-    """Exact cosine similarity of the best chunk of each event in ``event_ids`` that ``found`` holds."""
-    wanted = events.positions(event_ids)
-    keep = np.isin(found.owners, wanted[wanted >= 0])
-    if not keep.any():
-        return {}
-    unit = vector / (np.linalg.norm(vector) or 1.0)
-    scores = (found.vectors[keep] @ unit).astype(np.float64)
-    return dict(_best_per_event(events, found.owners[keep], scores, None))
+def similarities(
+    index: VectorIndex, events: EventMap, facts: Facts, vector: npt.NDArray[np.float32], context: float
+) -> Similarities:
+    """Exact cosines of every row of ``facts`` (read from the index's copy: the k-NN search returns only its top),
+    and contextual ones: each chunk's vector plus ``context`` times each neighbouring row's event vector (the
+    normalised sum of its chunks), normalised again, against the query. A turn such as "I've had them for three
+    years now" is about the question before it. LoCoMo dev, hybrid r@5/@10 through the CLI: 67.8/77.8 with the
+    plain cosines of the semantic hits and of the best keyword hits only, 69.4/78.1 with contextual cosines for
+    every row (docs/architecture.md has the weights and variants tried).
+
+    cos(q, c + w a), with a = p + n the neighbours' vectors, is (q.c + w q.a) / |c + w a|, where
+    |c + w a|^2 = |c|^2 + w^2 (|p|^2 + |n|^2 + 2 p.n) + 2 w (c.p + c.n). With the rows in event order, a row's
+    neighbour on either side, when it is a row, is the row beside it (the map orders events by session and time,
+    and every row is admitted), so every product is of two shifted views of one array: no vectors are copied
+    but each row's first chunk, read once (~1,500 rows of a hybrid query at 100k events)."""
+    n = len(facts)
+    positions = events.positions(facts.ids)
+    order = np.argsort(positions, kind="stable")
+    labels, counts = events.labels_of(positions[order])  # an unknown id (-1) has no chunks
+    if not len(labels):
+        return Similarities(np.full(n, np.nan), np.full(n, np.nan))
+    starts = np.cumsum(counts) - counts
+    query = (vector / (np.linalg.norm(vector) or 1.0)).astype(np.float32)
+    own = index.vectors(np.where(counts > 0, labels[np.minimum(starts, len(labels) - 1)], -1))  # first chunks
+    first_q = np.einsum("ij,j->i", own, query)  # not BLAS: its threads would wait on the model's spinning ones
+    held = first_q != 0.0  # a zero row (no vector); a real vector exactly orthogonal to the query is as good as lost
+    several = np.flatnonzero(counts > 1)
+    if len(several):  # their event vectors: the normalised sum of their chunks, read together (grouped by row)
+        sizes = counts[several]
+        group = np.cumsum(sizes) - sizes  # where each row's chunks start among them
+        chunk_vectors = index.vectors(labels[np.repeat(starts[several] - group, sizes) + np.arange(int(sizes.sum()))])
+        summed = np.zeros((len(several), own.shape[1]), dtype=np.float32)
+        for level in range(int(sizes.max())):
+            deep = sizes > level
+            summed[deep] += chunk_vectors[group[deep] + level]
+        own[several] = summed / np.maximum(np.linalg.norm(summed, axis=1), 1e-12)[:, None]
+    own_q = first_q.copy()
+    own_q[several] = np.einsum("ij,j->i", own[several], query)
+    present = (own_q != 0.0).astype(np.float32)  # 1 for a row with a vector (unit length), else 0
+    has_before = facts.prev[order] >= 0
+    has_after = facts.next[order] >= 0
+    beside = _shifted(np.einsum("ij,ij->i", own[:-1], own[1:]), 1, n)  # [r]: row r-1 . row r
+    apart = _shifted(np.einsum("ij,ij->i", own[:-2], own[2:]), 1, n)  # [r]: row r-1 . row r+1
+    towards = has_before * _shifted(own_q, 1, n) + has_after * _shifted(own_q, -1, n)
+    spread = has_before * _shifted(present, 1, n) + has_after * _shifted(present, -1, n)
+    spread += 2.0 * (has_before & has_after) * apart
+    overlap = has_before * beside + has_after * _shifted(beside, -1, n)  # exact for rows of one chunk
+
+    def contextual(chunk_q: Floats, chunk_overlap: Floats, rows: npt.NDArray[np.int64]) -> Floats:
+        length = np.sqrt(np.maximum(1.0 + context**2 * spread[rows] + 2.0 * context * chunk_overlap, 1e-12))
+        return np.asarray((chunk_q + context * towards[rows]) / length, dtype=np.float64)
+
+    every = np.arange(n)
+    plain = np.where(held, first_q, np.nan).astype(np.float64)
+    mixed = np.where(held, contextual(first_q, overlap, every), np.nan)
+    if len(several):  # each chunk of a longer event against its neighbours' vectors; its best chunk counts
+        around = own[np.maximum(several - 1, 0)] * has_before[several, None]
+        around += own[np.minimum(several + 1, n - 1)] * has_after[several, None]
+        near = np.repeat(np.arange(len(several)), sizes)  # index into ``several`` of each chunk
+        chunk_q = np.einsum("ij,j->i", chunk_vectors, query)
+        chunk_mixed = contextual(chunk_q, np.einsum("ij,ij->i", chunk_vectors, around[near]), several[near])
+        missing = chunk_q == 0.0
+        plain[several] = np.maximum.reduceat(np.where(missing, -np.inf, chunk_q.astype(np.float64)), group)
+        mixed[several] = np.maximum.reduceat(np.where(missing, -np.inf, chunk_mixed), group)
+        plain[np.isinf(plain)], mixed[np.isinf(mixed)] = np.nan, np.nan
+    cosine, best = np.empty(n), np.empty(n)
+    cosine[order], best[order] = plain, mixed
+    return Similarities(cosine, best)
+
+
+def _shifted(values: npt.NDArray[np.float32], by: int, n: int) -> npt.NDArray[np.float32]:
+    """``values`` (one per row, or per pair of rows) moved ``by`` rows later (earlier if negative) into ``n``
+    rows, 0 where nothing moved in: with ``by=1``, row r gets the value of row r - 1."""
+    out = np.zeros(n, dtype=np.float32)
+    if by > 0:
+        out[by : by + len(values)] = values[: n - by]
+    else:
+        out[: len(values) + by] = values[-by:]
+    return out

@@ -128,19 +128,13 @@ class EventMap:
         return np.where(self._labels[found] == labels, self._label_pos[found], -1)
 
     def labels_of(self, positions: Int64s) -> tuple[Int64s, Int64s]:
-        """(labels, owning position) of every chunk of the events at ``positions``."""
+        """(labels, counts): the labels of every chunk of the events at ``positions``, grouped by event in the
+        order given, and how many each event has (0 for one not embedded yet)."""
         start = np.searchsorted(self._chunk_pos, positions, side="left")
         counts = np.searchsorted(self._chunk_pos, positions, side="right") - start
-        owners = np.repeat(positions, counts)
         # the chunk rows start[k] .. start[k] + counts[k] - 1 of every position, in one go
-        index = np.arange(len(owners), dtype=np.int64) + np.repeat(start - (np.cumsum(counts) - counts), counts)
-        return self._chunk_order[index], owners
-
-    def following(self, ids: list[int], filters: KeywordFilters) -> list[int]:
-        """The nearest admitted event after each of ``ids`` in its session, for those that have one."""
-        positions = self.positions(ids)
-        after = self._neighbour(positions[positions >= 0], +1, filters)
-        return [int(i) for i in self.id_at(after[after >= 0])]
+        index = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(start - (np.cumsum(counts) - counts), counts)
+        return self._chunk_order[index], counts.astype(np.int64)
 
     def id_at(self, positions: Int64s) -> Int64s:
         return self._require().ids[positions]
