@@ -12,6 +12,8 @@ import pytest
 
 from claude_memory.service.embedding import MAX_ATTEMPTS, EmbeddingWorker
 from claude_memory.service.memory import ForgetSelector, Memory
+from claude_memory.service.semantic import similarities
+from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, VectorIndex
 
@@ -214,3 +216,91 @@ def test_the_vector_copy_holds_what_the_index_holds_and_is_refilled_when_missing
         hits, meta = memory.search("a migration plan", KeywordFilters(), 3, mode="hybrid")
         assert hits and "degraded" not in meta
         assert all(h.components is not None and h.components["cosine"] != 0.0 for h in hits)
+
+
+def test_contextual_cosines_of_real_rows_match_the_definition_under_filters(
+    embedded: Path, tmp_path: Path, model_dir: Path
+) -> None:
+    """similarities() on the event map's own facts, with a type filter, so that neighbours skip excluded events:
+    each row's cosines recomputed from hnswlib's vectors and the facts' neighbours."""
+    data = _copy(embedded, tmp_path)
+    filters = KeywordFilters(types=("user_prompt", "tool_use"))
+    with Memory(data) as memory:
+        events = EventMap()
+        events.refresh(memory.con)
+        ids = [
+            int(r[0])
+            for r in memory.con.execute("SELECT id FROM events WHERE type IN ('user_prompt', 'tool_use')").fetchall()
+        ]
+        facts = events.facts(ids, filters)
+        query = memory.embedder.embed(["format the elixir code"])[0]
+        found = similarities(memory.vector_index(), events, facts, query, 0.35)
+        chunks: dict[int, list[int]] = {}
+        for label, event_id in memory.con.execute(
+            "SELECT label, event_id FROM chunks ORDER BY event_id, chunk_no"
+        ).fetchall():
+            chunks.setdefault(int(event_id), []).append(int(label))
+    labels = sorted(label for group in chunks.values() for label in group)
+    held = dict(zip(labels, _index_vectors(data, labels).astype(np.float64), strict=True))
+    positions = events.positions(facts.ids)
+    skipped = [r for r, p in enumerate(facts.prev) if p >= 0 and positions[r] - positions[p] > 1]
+    assert skipped, "no row's neighbour skips an excluded event: the filter path is not exercised"
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        return v / np.linalg.norm(v)
+
+    own = [unit(sum(held[label] for label in chunks[int(i)])) for i in facts.ids]
+    q = unit(query.astype(np.float64))
+    for r, event_id in enumerate(facts.ids.tolist()):
+        around = sum((own[side] for side in (facts.prev[r], facts.next[r]) if side >= 0), np.zeros(len(q)))
+        vectors = [held[label] for label in chunks[event_id]]
+        assert abs(found.cosine[r] - max(v @ q for v in vectors)) < 3e-3
+        assert abs(found.context[r] - max(unit(v + 0.35 * around) @ q for v in vectors)) < 3e-3
+
+
+def test_rows_written_after_the_last_save_are_dropped_and_an_interrupted_rebuild_is_redone(
+    embedded: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = _copy(embedded, tmp_path)
+    meta = json.loads((data / META_FILE).read_text())
+    width = int(meta["dim"]) + SCALE_BYTES
+    saved = (data / COPY_FILE).stat().st_size
+    assert saved >= (meta["copied"] + 1) * width
+    # A row the process wrote past the saved extent before it died (say of a chunk it then forgot):
+    with (data / COPY_FILE).open("ab") as copy:
+        copy.truncate(max(saved, (meta["copied"] + 1) * width) + width)
+    with (data / COPY_FILE).open("r+b") as copy:
+        copy.seek((meta["copied"] + 1) * width)
+        copy.write(b"\x7f" * width)
+    with Memory(data) as memory:
+        assert not memory.vector_index().rebuilt
+    assert (data / COPY_FILE).stat().st_size == (meta["copied"] + 1) * width
+    # A rebuild that dies before it saves leaves no meta behind, so the next load rebuilds again.
+    with Memory(data) as memory:
+        index = memory.vector_index()
+        monkeypatch.setattr(VectorIndex, "save", lambda self: (_ for _ in ()).throw(OSError("disk full")))
+        with pytest.raises(OSError):
+            index.rebuild(memory.con)
+        monkeypatch.undo()
+    assert not (data / META_FILE).exists()
+    with Memory(data) as memory:
+        index = memory.vector_index()
+        assert index.rebuilt and index.live_count == _one(memory, "SELECT count(*) FROM chunks")
+
+
+def test_when_scoring_by_stored_vectors_fails_the_index_cosines_still_rank(
+    embedded: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from claude_memory.service import search as search_module
+
+    def broken(*_: object) -> None:
+        raise OSError("the vector copy is unreadable")
+
+    with Memory(_copy(embedded, tmp_path)) as memory:
+        good, meta = memory.search("output a salutation", KeywordFilters(project=WORK), 5, mode="hybrid")
+        assert good and "degraded" not in meta
+        monkeypatch.setattr(search_module, "similarities", broken)
+        hits, meta = memory.search("output a salutation", KeywordFilters(project=WORK), 5, mode="hybrid")
+    assert hits and meta["mode"] == "hybrid"
+    assert meta["degraded"] == "Scoring by stored vectors failed (OSError); the index's cosines were used."
+    assert any(h.components is not None and h.components["semantic"] > 0 for h in hits)  # k-NN cosines

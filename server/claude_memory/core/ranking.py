@@ -177,10 +177,10 @@ def fuse(
     weights: Weights | None = None,
 ) -> Fused:
     """Rank the candidate rows of ``facts``. ``keyword`` is each row's BM25 and ``semantic`` its similarity
-    to the query (the contextual cosine of its best chunk), NaN where the row is not a candidate of that
-    component; ``coverage`` is the share of the query's idf mass a keyword hit matches (0 elsewhere).
-    ``cosine``, the plain cosine (default: ``semantic``), is not fused: it is reported, and decides
-    confidence."""
+    to the query (the contextual cosine of its best chunk), NaN where the row has no value of that component
+    (a row with either is ranked on its own, neighbours too); ``coverage`` is the share of the query's idf
+    mass a keyword hit matches (0 elsewhere). ``cosine``, the plain cosine (default: ``semantic``), is not
+    fused: it is reported, and decides confidence."""
     w = weights or Weights()
     n = len(facts)
     known = facts.ts != NO_TIME

@@ -134,11 +134,16 @@ def search(
     kw = {i: score for i, score, _ in kw_hits}
     facts = retrieval.events.facts(list({**kw, **sem}), filters, scope)
     cosine = context = facts.column(sem)  # the k-NN search's cosines, for rows the copy cannot score
+    partial: str | None = None
     if vector is not None and retrieval.index is not None:
         # every row, keyword hits and neighbours too, by its exact and its contextual cosine
-        found = similarities(retrieval.index, retrieval.events, facts, vector, retrieval.weights.context)
-        cosine = np.where(np.isnan(found.cosine), cosine, found.cosine)
-        context = np.where(np.isnan(found.context), context, found.context)
+        try:
+            found = similarities(retrieval.index, retrieval.events, facts, vector, retrieval.weights.context)
+        except Exception as exc:  # the vector copy failed now: the k-NN cosines still rank (mode unchanged)
+            partial = f"Scoring by stored vectors failed ({type(exc).__name__}); the index's cosines were used."
+        else:
+            cosine = np.where(np.isnan(found.cosine), cosine, found.cosine)
+            context = np.where(np.isnan(found.context), context, found.context)
     window = find_window(query)
     fused = fuse(
         facts,
@@ -176,8 +181,8 @@ def search(
     }
     if window is not None:
         meta["time_window"] = {"text": window.text, "start": window.start.isoformat(), "end": window.end.isoformat()}
-    if degraded:
-        meta["degraded"] = degraded
+    if degraded or partial:
+        meta["degraded"] = degraded or partial
     if not stems and not sem:
         meta["note"] = "The query has no searchable words."
     return hits, meta

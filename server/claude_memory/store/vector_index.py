@@ -101,6 +101,7 @@ class VectorIndex:
         self.deleted = 0
         self.rebuilt = True
         self._copy = None
+        self.meta_path.unlink(missing_ok=True)  # an interrupted rebuild is redone at the next load
         self.copy_path.unlink(missing_ok=True)
         count = self._add_from_db(con, "TRUE")
         self.save()
@@ -191,18 +192,24 @@ class VectorIndex:
         os.replace(temp_meta, self.meta_path)
 
     def _open_copy(self, copied: int) -> int:
-        """Map the vector copy; returns the highest label it holds (-1: none, e.g. it is missing)."""
-        width = self._index.dim + SCALE_BYTES
+        """Map the vector copy; returns the highest label it holds (-1: none, e.g. it is missing). Rows past
+        the saved extent are cut off: they were written after the last save, so the index does not have
+        them, and one may be of a chunk forgotten before the process died."""
+        width = int(self._index.dim) + SCALE_BYTES
         try:
             size = self.copy_path.stat().st_size
         except OSError:
             size = 0
-        if size == 0 or size % width:
+        rows = min(size // width, copied + 1)
+        if size % width or rows <= 0:
             self.copy_path.unlink(missing_ok=True)
             self._copy = None
             return -1
-        self._copy = np.memmap(self.copy_path, dtype=np.uint8, mode="r+", shape=(size // width, width))
-        return min(copied, len(self._copy) - 1)
+        if size > rows * width:
+            with self.copy_path.open("r+b") as file:
+                file.truncate(rows * width)
+        self._copy = np.memmap(self.copy_path, dtype=np.uint8, mode="r+", shape=(rows, width))
+        return rows - 1
 
     def _reserve(self, rows: int, dim: int) -> np.memmap[Any, np.dtype[np.uint8]]:
         """Grow the copy (with zero rows: sparse where the file system can) to hold at least ``rows`` rows."""
@@ -240,8 +247,8 @@ def _stored(
 ) -> Iterator[tuple[Labels, npt.NDArray[np.float32]]]:
     """The stored vectors of the chunks ``where`` selects (``c`` is chunks), streamed a page at a time."""
     reader = con.execute(
-        f"SELECT c.label, v.vector FROM chunks c JOIN vectors v USING (content_hash) WHERE {where}"
-    ).to_arrow_reader(page)
+        f"SELECT c.label, v.vector FROM chunks c JOIN vectors v USING (content_hash) WHERE {where} ORDER BY c.label"
+    ).to_arrow_reader(page)  # in label order: a rebuilt index is the same every time
     for batch in reader:
         if batch.num_rows:
             labels = batch.column("label").to_numpy().astype(np.int64)
