@@ -95,7 +95,6 @@ class MarketplaceManifest(_Lenient):
 
 class InstallRecord(_Lenient):
     scope: str | None = None
-    installPath: str | None = None  # Claude Code's own key
     version: str | None = None
 
 
@@ -324,7 +323,6 @@ class PluginState:
     installed: bool  # at user scope
     enabled: bool
     version: str | None
-    install_path: str | None
     marketplace_known: bool
     marketplace_path: str | None
 
@@ -372,7 +370,6 @@ def plugin_state(
         installed=user is not None,
         enabled=enabled,
         version=user.version if user else None,
-        install_path=user.installPath if user else None,
         marketplace_known=raw_market is not None,
         marketplace_path=market_path,
     )

@@ -114,7 +114,7 @@ def test_plugin_state_installed_and_enabled() -> None:
     }
     known = {"claude-memory-local": {"source": {"source": "directory", "path": "/x"}, "installLocation": "/x"}}
     state = ps.plugin_state(settings, installed, known, INFO)
-    assert state == ps.PluginState(True, True, "0.1.0", "/c", True, "/x")
+    assert state == ps.PluginState(True, True, "0.1.0", True, "/x")
     assert pd.check_plugin(state, INFO).status == "ok"
 
 
@@ -265,7 +265,7 @@ def test_doctor_report_and_exit_rule() -> None:
     checks = [pd.Check("a", "ok", "fine."), pd.Check("b", "warn", "meh.")]
     assert pd.overall_ok(checks)
     assert not pd.overall_ok([*checks, pd.Check("c", "error", "bad.")])
-    report = pd.doctor_report(checks, ps.PluginState(True, True, "0.1.0", None, True, "/x"), INFO)
+    report = pd.doctor_report(checks, ps.PluginState(True, True, "0.1.0", True, "/x"), INFO)
     assert report["ok"] is True and report["plugin"]["installed"] is True
     assert report["checks"][1] == {"name": "b", "status": "warn", "message": "meh."}
 
