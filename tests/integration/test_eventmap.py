@@ -3,17 +3,21 @@ store built from the real fixture tree; and it follows imports and forgets."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import pytest
 
 from claude_memory.core.ranking import NO_TIME, Facts, Scope, micros
 from claude_memory.service.memory import ForgetSelector, Memory
+from claude_memory.store import db
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
+from claude_memory.store.traits import TIME_WORDS
 
 WORK = "/home/dev/work"
 
@@ -97,3 +101,50 @@ def test_labels_map_to_their_events_and_the_map_follows_forgets(
         assert event_map.events_of_labels(labels[:1]).tolist() == [-1]
         survivors = [int(r[1]) for r in chunks if int(r[1]) != victim]
         assert (event_map.positions(survivors) >= 0).all()
+
+
+def expected_traits(memory: Memory) -> dict[int, tuple[int, bool, bool]]:
+    """Each event's (length, is question, names a time) recomputed here with Python's re from its text."""
+    names_time = re.compile(TIME_WORDS, re.IGNORECASE)
+    rows = memory.con.execute("SELECT id, kw_len, text FROM events").fetchall()
+    return {
+        int(i): (int(n), re.search(r"\?\s*$", text) is not None, names_time.search(text) is not None)
+        for i, n, text in rows
+    }
+
+
+def traits_of(event_map: EventMap, ids: list[int]) -> dict[int, tuple[int, bool, bool]]:
+    facts = event_map.facts(ids, KeywordFilters())
+    return {
+        int(i): (int(n), bool(q), bool(t))
+        for i, n, q, t in zip(facts.ids, facts.length, facts.question, facts.names_time, strict=True)
+    }
+
+
+def test_text_traits_are_stored_with_each_event_and_reach_ranking(store: Path, tmp_path: Path) -> None:
+    with Memory(shutil.copytree(store, tmp_path / "d")) as memory:
+        expected = expected_traits(memory)
+        event_map = EventMap()
+        event_map.refresh(memory.con)
+        assert traits_of(event_map, list(expected)) == expected
+    questions = sum(q for _, q, _ in expected.values())
+    timed = sum(t for _, _, t in expected.values())
+    assert 0 < questions < len(expected) and 0 < timed < len(expected)  # the real fixtures have both kinds
+
+
+def test_a_store_from_before_the_traits_gains_them_when_opened(store: Path, tmp_path: Path) -> None:
+    data = shutil.copytree(store, tmp_path / "d")
+    with Memory(data) as memory:
+        expected = expected_traits(memory)
+    old = duckdb.connect(str(data / db.DB_FILE))
+    try:  # back to the schema of migration 0006
+        old.execute("ALTER TABLE events DROP COLUMN names_time")
+        old.execute("ALTER TABLE events DROP COLUMN is_question")
+        old.execute("DELETE FROM schema_migrations WHERE version > 6")
+    finally:
+        old.close()
+    with Memory(data) as memory:
+        assert db.schema_version(memory.con) == len(db.MIGRATIONS)
+        event_map = EventMap()
+        event_map.refresh(memory.con)
+        assert traits_of(event_map, list(expected)) == expected

@@ -11,6 +11,8 @@ import pytest
 from claude_memory.core.ranking import (
     HIGH_COVERAGE,
     NO_TIME,
+    SHORT_QUESTION_TERMS,
+    SUBSTANCE_TERMS,
     SUGGESTED_COVERAGE,
     Facts,
     Ranked,
@@ -20,7 +22,7 @@ from claude_memory.core.ranking import (
     micros,
 )
 from claude_memory.core.ranking import fuse as fuse_rows
-from claude_memory.core.timeexpr import TimeWindow, find_window
+from claude_memory.core.timeexpr import TimeWindow, asks_when, find_window
 
 OLD = datetime(2023, 5, 1, tzinfo=UTC)
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
@@ -33,6 +35,9 @@ class Row:
     ts: datetime | None
     prev_id: int | None
     next_id: int | None
+    length: int = SUBSTANCE_TERMS[0]  # indexed terms: no substance prior, so that the scores below are exact
+    question: bool = False
+    names_time: bool = False
 
 
 def session(name: str, ids: list[int], start: datetime = OLD, project: str = "/p") -> dict[int, Row]:
@@ -59,6 +64,7 @@ def fuse(
     scope: Scope | None = None,
     now: datetime | None = None,
     weights: Weights | None = None,
+    asks_when: bool = False,
 ) -> list[Ranked]:
     """Every ranked row, from hand-made rows (as the event map would give them) and scores by id. A
     keyword hit without a ``coverage`` matched the whole query (coverage 1)."""
@@ -70,6 +76,9 @@ def fuse(
         ids=np.asarray(ids, dtype=np.int64),
         session=np.asarray([sessions.index(r.session_id) for r in rows.values()], dtype=np.int64),
         ts=np.asarray([micros(r.ts) if r.ts else NO_TIME for r in rows.values()], dtype=np.int64),
+        length=np.asarray([r.length for r in rows.values()], dtype=np.int64),
+        question=np.asarray([r.question for r in rows.values()], dtype=bool),
+        names_time=np.asarray([r.names_time for r in rows.values()], dtype=bool),
         prev=np.asarray([row_of.get(r.prev_id, -1) if r.prev_id else -1 for r in rows.values()], dtype=np.int64),
         next=np.asarray([row_of.get(r.next_id, -1) if r.next_id else -1 for r in rows.values()], dtype=np.int64),
         same_session=np.asarray([r.session_id == scope.session_id for r in rows.values()]),
@@ -81,6 +90,7 @@ def fuse(
         facts.column(semantic),
         facts.column({i: 1.0 for i in keyword} | (coverage or {}), 0.0),
         window=window,
+        asks_when=asks_when,
         now=now,
         weights=weights,
     )
@@ -118,6 +128,9 @@ def test_the_contextual_similarity_is_fused_and_the_plain_cosine_decides_confide
         ids=np.asarray(rows, dtype=np.int64),
         session=np.asarray([0, 1], dtype=np.int64),
         ts=np.full(2, NO_TIME, dtype=np.int64),
+        length=np.full(2, 30, dtype=np.int64),
+        question=np.zeros(2, dtype=bool),
+        names_time=np.zeros(2, dtype=bool),
         prev=np.full(2, -1, dtype=np.int64),
         next=np.full(2, -1, dtype=np.int64),
         same_session=np.zeros(2, dtype=bool),
@@ -197,6 +210,61 @@ def test_a_named_day_boosts_events_of_that_day() -> None:
     ranked = fuse({1: 1.0, 2: 1.2}, {}, facts, window=window, now=NOW, weights=Weights(session=0, follow=0))
     assert order(ranked) == [1, 2]
     assert ranked[0].breakdown["date"] == 1.0 and ranked[1].breakdown["date"] == 0.0
+
+
+def test_a_longer_event_outranks_a_short_reply_that_matches_as_well() -> None:
+    facts = {**session("a", [1]), **session("b", [2]), **session("c", [3])}
+    facts[1].length, facts[2].length, facts[3].length = 2, 12, SUBSTANCE_TERMS[1] + 40
+    ranked = fuse({1: 1.0, 2: 1.0, 3: 1.0}, {}, facts, now=NOW, weights=Weights(session=0, follow=0))
+    assert order(ranked) == [3, 2, 1]
+    parts = {r.event_id: r.breakdown["substance"] for r in ranked}
+    assert parts[1] == 0.0 and 0.0 < parts[2] < Weights().substance and parts[3] == pytest.approx(Weights().substance)
+    flat = fuse({1: 1.0, 2: 1.0, 3: 1.0}, {}, facts, now=NOW, weights=Weights(session=0, follow=0, substance=0))
+    assert order(flat) == [1, 2, 3]  # without the prior: a tie, broken by id
+
+
+def test_a_short_question_yields_to_a_statement_and_passes_on_more_to_its_answer() -> None:
+    facts = {**session("a", [1, 2]), **session("b", [10]), **session("c", [20])}
+    facts[1].question = True  # "What kind of yoga is it?"
+    facts[20].question, facts[20].length = True, SHORT_QUESTION_TERMS + 1  # a long text that ends asking
+    ranked = fuse({1: 1.0, 10: 1.0, 20: 1.0}, {}, facts, now=NOW, weights=Weights(session=0, next_keyword=0))
+    by_id = {r.event_id: r for r in ranked}
+    assert by_id[1].breakdown["question"] == -Weights().question and by_id[20].breakdown["question"] == 0.0
+    assert order(ranked).index(10) < order(ranked).index(1) and order(ranked).index(20) < order(ranked).index(1)
+    # the answer is promoted from the question's score before its penalty, at the higher rate
+    assert by_id[2].follows == 1
+    assert by_id[2].score == pytest.approx(Weights().follow_question * (by_id[1].score + Weights().question))
+    plain = fuse({1: 1.0, 10: 1.0}, {}, {**session("a", [1, 2]), **session("b", [10])}, now=NOW,
+                 weights=Weights(session=0, next_keyword=0))  # fmt: skip
+    assert {r.event_id: r for r in plain}[2].score == pytest.approx(Weights().follow * by_id[10].score)
+
+
+def test_an_event_naming_a_time_ranks_higher_only_when_the_query_asks_when() -> None:
+    facts = {**session("a", [1]), **session("b", [2])}
+    facts[2].names_time = True  # "we moved to DuckDB last week"
+    weights = Weights(session=0, follow=0)
+    asked = fuse({1: 1.0, 2: 1.0}, {}, facts, asks_when=True, now=NOW, weights=weights)
+    assert order(asked) == [2, 1] and asked[0].breakdown["time"] == Weights().names_time
+    other = fuse({1: 1.0, 2: 1.0}, {}, facts, asks_when=False, now=NOW, weights=weights)
+    assert order(other) == [1, 2] and other[1].breakdown["time"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("When did Melanie go camping?", True),
+        ("  since when do we pin duckdb", True),
+        ("How long has John been surfing?", True),
+        ("what year did we drop python 3.10", True),
+        ("What date was the release?", True),
+        ("What did Nate feel when he won?", False),  # a clause, not the question
+        ("whenever the build fails, what do we do", False),
+        ("how did we fix the flaky test", False),
+        ("", False),
+    ],
+)
+def test_asks_when(query: str, expected: bool) -> None:
+    assert asks_when(query) is expected
 
 
 def test_recency_and_scope_break_ties() -> None:

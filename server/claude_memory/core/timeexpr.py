@@ -1,6 +1,7 @@
 """Absolute dates named in a query ("on 7 May 2023", "May 7, 2023", "in July 2023", "2023-05-07"), as a
 time window that search uses as a ranking signal. Relative phrases ("yesterday", "last week") are left
-alone: their anchor is the time of the conversation, not of the question."""
+alone: their anchor is the time of the conversation, not of the question. Also whether a query asks for a
+time ("when ...", "how long ..."), which events that name one answer best."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ _DAY_MONTH_YEAR: Final = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\.?,?\s+{_YE
 _MONTH_DAY_YEAR: Final = re.compile(rf"\b{_MONTH}\.?\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE)
 _ISO_DAY: Final = re.compile(r"\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b")
 _MONTH_YEAR: Final = re.compile(rf"\b{_MONTH}\.?,?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE)
+_ASKS_WHEN: Final = re.compile(r"\s*(when|since when|how long|what (year|month|day|date|time))\b", re.IGNORECASE)
 SLACK: Final = timedelta(days=1)  # a day named in a question may be the evening before or after, in UTC
 
 
@@ -63,3 +65,10 @@ def find_window(query: str) -> TimeWindow | None:
         end = datetime(year + month // 12, month % 12 + 1, 1, tzinfo=UTC)
         return TimeWindow(start - SLACK, end + SLACK, match[0])
     return None
+
+
+def asks_when(query: str) -> bool:
+    """Whether the query asks when something happened or how long it took: it starts with "when", "since
+    when", "how long" or "what year / month / day / date / time". A "when" further in ("what did she say
+    when ...") is a clause, not the question."""
+    return _ASKS_WHEN.match(query) is not None

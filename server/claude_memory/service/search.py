@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from claude_memory.core.ranking import Scope, Weights, confidence, fuse
-from claude_memory.core.timeexpr import find_window
+from claude_memory.core.timeexpr import asks_when, find_window
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service.semantic import embed_query, semantic_candidates, similarities
 from claude_memory.store.embedder import Embedder
@@ -152,6 +152,7 @@ def search(
         facts.column({i: c for i, _, c in kw_hits}, 0.0),
         cosine=cosine,
         window=window,
+        asks_when=asks_when(query),
         weights=retrieval.weights,
     )
     ranked = fused.top(limit)

@@ -1,10 +1,11 @@
-"""An in-memory map of the store for ranking: each event's session, project, type, time and session
-neighbours, and which event each vector label belongs to, as numpy arrays.
+"""An in-memory map of the store for ranking: each event's session, project, type, time, session
+neighbours and text traits (length, question, names a time), and which event each vector label belongs
+to, as numpy arrays.
 
 Ranking touches hundreds of candidates per query; asking DuckDB about them costs a scan of the events
 table per question (8-40 ms at 100k events; ``bench/README.md``). The map answers the same in well
 under a millisecond. It is derived data: rebuilt from DuckDB when events were added or forgotten (85 ms
-at 100k events on 2 cores), and extended with new vector labels as they are embedded. About 50 bytes per
+at 100k events on 2 cores), and extended with new vector labels as they are embedded. About 56 bytes per
 event and 16 per chunk.
 :class:`~claude_memory.store.postings.PostingsIndex` applies search filters through :meth:`EventMap.admitted`.
 """
@@ -50,6 +51,9 @@ class _Events:
     type: Int32s
     types: list[str]
     ts: Int64s  # microseconds since the epoch, NO_TIME if unknown
+    length: Int32s  # indexed terms (events.kw_len)
+    question: npt.NDArray[np.bool_]  # events.is_question (store/traits.py)
+    names_time: npt.NDArray[np.bool_]  # events.names_time
 
     def code(self, values: list[Any], value: Any) -> int:
         """The code of ``value`` in one of the code lists; -2 (matches nothing) if absent."""
@@ -175,6 +179,9 @@ class EventMap:
             ids=events.ids[wanted],
             session=session.astype(np.int64),
             ts=events.ts[wanted],
+            length=events.length[wanted].astype(np.int64),
+            question=events.question[wanted],
+            names_time=events.names_time[wanted],
             prev=rows(prev_all),
             next=rows(next_all),
             same_session=same_session,
@@ -209,7 +216,8 @@ class EventMap:
 
     def _load_events(self, con: duckdb.DuckDBPyConnection) -> None:
         table = con.execute(
-            "SELECT id, session_id, project, type, epoch_us(ts) AS ts FROM events "
+            "SELECT id, session_id, project, type, epoch_us(ts) AS ts, kw_len, "
+            "coalesce(is_question, false) AS question, coalesce(names_time, false) AS names_time FROM events "
             "ORDER BY session_id, ts NULLS LAST, seq"
         ).to_arrow_table()
         ids = table["id"].to_numpy().astype(np.int64)
@@ -229,6 +237,9 @@ class EventMap:
             type=kind,
             types=types,
             ts=ts,
+            length=table["kw_len"].to_numpy().astype(np.int32),
+            question=table["question"].to_numpy(zero_copy_only=False).astype(bool),
+            names_time=table["names_time"].to_numpy(zero_copy_only=False).astype(bool),
         )
         self._layout += 1
         self._labels = np.empty(0, dtype=np.int64)  # positions changed: chunks are mapped again

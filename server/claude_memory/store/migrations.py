@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from claude_memory.store import traits
+
 MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
     (
         "0001_events_sessions_projects",
@@ -151,6 +153,27 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
             reason        VARCHAR,
             summary       VARCHAR NOT NULL
         );
+        """,
+    ),
+    (
+        "0007_event_is_question",
+        """
+        -- Ranking priors (store/traits.py): the writer sets them for new events, 0009 fills the older
+        -- ones. One step each: DuckDB cannot alter a table with a primary key twice, or alter and then
+        -- update it, in one transaction.
+        ALTER TABLE events ADD COLUMN is_question BOOLEAN DEFAULT FALSE;
+        """,
+    ),
+    (
+        "0008_event_names_time",
+        """
+        ALTER TABLE events ADD COLUMN names_time BOOLEAN DEFAULT FALSE;
+        """,
+    ),
+    (
+        "0009_event_traits_filled",
+        f"""
+        UPDATE events SET is_question = {traits.is_question("text")}, names_time = {traits.names_time("text")};
         """,
     ),
 )

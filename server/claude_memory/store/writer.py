@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 
 from claude_memory.core.events import ParsedEvent
-from claude_memory.store import keyword
+from claude_memory.store import keyword, traits
 from claude_memory.store.citations import allocate_citations
 from claude_memory.store.db import transaction, utc_now
 
@@ -128,15 +128,17 @@ def _table(items: Sequence[Any], schema: pa.Schema) -> pa.Table:
     return pa.table({name: [getattr(item, name) for item in items] for name in schema.names}, schema=schema)
 
 
-_INSERT_EVENTS = """
+_INSERT_EVENTS = f"""
     INSERT INTO events (id, seq, dedupe_key, type, session_id, project, agent_id, is_sidechain, ts, text,
                         message_id, tool_name, tool_use_id, files, cwd, git_branch, source_path, line_start,
-                        line_end, byte_start, byte_end, source_uuid, metadata, kw_len, ingested_at, citation)
+                        line_end, byte_start, byte_end, source_uuid, metadata, kw_len, ingested_at, citation,
+                        is_question, names_time)
     SELECT b.id, (SELECT coalesce(max(seq), 0) FROM events) + row_number() OVER (ORDER BY b.pos),
     b.dedupe_key, b.type, b.session_id, b.project, b.agent_id, b.is_sidechain,
     TRY_CAST(b.ts AS TIMESTAMPTZ)::TIMESTAMP, b.text, b.message_id, b.tool_name, b.tool_use_id,
     b.files, b.cwd, b.git_branch, b.source_path, b.line_start, b.line_end, b.byte_start,
-    b.byte_end, b.source_uuid, b.metadata::JSON, coalesce(l.dl, 0), ?, c.citation
+    b.byte_end, b.source_uuid, b.metadata::JSON, coalesce(l.dl, 0), ?, c.citation,
+    {traits.is_question("b.text")}, {traits.names_time("b.text")}
     FROM batch_new b
     JOIN batch_citations c ON c.pos = b.pos
     LEFT JOIN batch_lengths l ON l.event_id = b.id
