@@ -12,7 +12,7 @@ import duckdb
 import numpy as np
 import pytest
 
-from claude_memory.core.ranking import NO_TIME, Facts, Scope, micros
+from claude_memory.core.ranking import NO_TIME, Facts, Scope, Weights, micros
 from claude_memory.service.memory import ForgetSelector, Memory
 from claude_memory.store import db
 from claude_memory.store.eventmap import EventMap
@@ -104,11 +104,12 @@ def test_labels_map_to_their_events_and_the_map_follows_forgets(
 
 
 def expected_traits(memory: Memory) -> dict[int, tuple[int, bool, bool]]:
-    """Each event's (length, is question, names a time) recomputed here with Python's re from its text."""
-    names_time = re.compile(TIME_WORDS, re.IGNORECASE)
+    """Each event's (length, is question, names a time) recomputed here with Python's re from its text, told
+    to be ASCII only like DuckDB's RE2 (white space, word boundaries and case)."""
+    names_time = re.compile(TIME_WORDS, re.IGNORECASE | re.ASCII)
     rows = memory.con.execute("SELECT id, kw_len, text FROM events").fetchall()
     return {
-        int(i): (int(n), re.search(r"\?\s*$", text) is not None, names_time.search(text) is not None)
+        int(i): (int(n), re.search(r"\?[ \t\n\f\r]*$", text) is not None, names_time.search(text) is not None)
         for i, n, text in rows
     }
 
@@ -148,3 +149,22 @@ def test_a_store_from_before_the_traits_gains_them_when_opened(store: Path, tmp_
         event_map = EventMap()
         event_map.refresh(memory.con)
         assert traits_of(event_map, list(expected)) == expected
+
+
+def test_search_gives_the_time_bonus_only_to_a_question_asking_when(store: Path, tmp_path: Path) -> None:
+    with Memory(shutil.copytree(store, tmp_path / "d")) as memory:
+        timed = {int(r[0]) for r in memory.con.execute("SELECT id FROM events WHERE names_time").fetchall()}
+        row = memory.con.execute(
+            "SELECT text FROM events WHERE names_time AND type = 'user_prompt' ORDER BY id LIMIT 1"
+        ).fetchone()
+        assert row is not None
+        words = " ".join(re.findall(r"[A-Za-z]{5,}", row[0])[:4])
+        bonus = {}
+        for query in (f"When did we {words}?", f"Why did we {words}?"):
+            hits, _ = memory.search(query, KeywordFilters(), 20, "keyword")
+            assert any(h.event.id in timed for h in hits)
+            scored = [h for h in hits if h.components and "time" in h.components]  # not follow-ups alone
+            bonus[query] = {h.event.id: h.components["time"] for h in scored if h.components}
+        asked, other = bonus.values()
+        assert {i for i, t in asked.items() if t == Weights().names_time} == {i for i in asked if i in timed}
+        assert any(i in timed for i in asked) and set(other.values()) == {0.0}

@@ -257,6 +257,9 @@ def test_an_event_naming_a_time_ranks_higher_only_when_the_query_asks_when() -> 
         ("How long has John been surfing?", True),
         ("what year did we drop python 3.10", True),
         ("What date was the release?", True),
+        ("when did we switch to duckdb", True),
+        ("When Jon opened his studio?", True),
+        ("When I run pytest it fails with an import error", False),  # a prompt, not a question
         ("What did Nate feel when he won?", False),  # a clause, not the question
         ("whenever the build fails, what do we do", False),
         ("how did we fix the flaky test", False),

@@ -17,7 +17,7 @@ the table) and kept only when it also makes sense for a coding session:
    age (counted back from the newest candidate, so that the same store always gives the same ranking),
    plus a bonus for the preferred session or project (scope as a signal rather than a filter), plus two
    priors on the event's text: up to :attr:`Weights.substance` for its length (nothing for a few words
-   such as "thanks, sounds great", the whole for :data:`SUBSTANCE_TERMS` indexed terms or more: a short
+   such as "thanks, sounds great", the whole from ``SUBSTANCE_TERMS[1]`` indexed terms on: a short
    reply rarely holds what is asked for), and :attr:`Weights.names_time` when the query asks "when" or
    "how long" and the event names a time ("last Friday", "three years ago").
 4. Session prior: every candidate gains :attr:`Weights.session` times the best ``base`` in its session,
@@ -304,11 +304,11 @@ def fuse(
 
 # Calibrated on LoCoMo dev (997 questions, top 10 hybrid results each; base rate: 10% of results are an
 # evidence turn, 24% an evidence turn or its neighbour). Query coverage >= 0.8 (the top ~5% of results):
-# 39% evidence, 50% with neighbours. Coverage >= 0.45 (top ~30%): 21% / 32%. The plain cosine (not the
-# contextual one that is fused) predicts little there (>= 0.62, the top ~8%: 20% / 35%), so it can make a hit
-# "suggested", never "high". Measured again with contextual cosines in fusion; before them, the same
-# thresholds gave 40/51, 22/33 and 17/30, and before the coverage factor 41/53, 20/31 and 17/33. With the
-# text priors (substance, question, time): 39/51, 21/32 and 22/39.
+# 39% evidence, 51% with neighbours. Coverage >= 0.45 (top ~30%): 21% / 32%. The plain cosine (not the
+# contextual one that is fused) predicts little there (>= 0.62, the top ~7%: 22% / 39%), so it can make a hit
+# "suggested", never "high". Measured again with the text priors (substance, question, time); before them,
+# the same thresholds gave 39/50, 21/32 and 20/35, before contextual cosines 40/51, 22/33 and 17/30, and
+# before the coverage factor 41/53, 20/31 and 17/33.
 HIGH_COVERAGE = 0.8
 SUGGESTED_COVERAGE = 0.45
 SUGGESTED_COSINE = 0.62

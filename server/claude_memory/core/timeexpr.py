@@ -21,7 +21,11 @@ _DAY_MONTH_YEAR: Final = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\.?,?\s+{_YE
 _MONTH_DAY_YEAR: Final = re.compile(rf"\b{_MONTH}\.?\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE)
 _ISO_DAY: Final = re.compile(r"\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b")
 _MONTH_YEAR: Final = re.compile(rf"\b{_MONTH}\.?,?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE)
-_ASKS_WHEN: Final = re.compile(r"\s*(when|since when|how long|what (year|month|day|date|time))\b", re.IGNORECASE)
+_ASKS_WHEN: Final = re.compile(
+    r"\s*(when|since when|how long|what (year|month|day|date|time))\b"
+    r"(\s+(did|do|does|was|were|is|are|will|would|has|have|had|can|could|should|ago)\b)?",
+    re.IGNORECASE,
+)
 SLACK: Final = timedelta(days=1)  # a day named in a question may be the evening before or after, in UTC
 
 
@@ -69,6 +73,8 @@ def find_window(query: str) -> TimeWindow | None:
 
 def asks_when(query: str) -> bool:
     """Whether the query asks when something happened or how long it took: it starts with "when", "since
-    when", "how long" or "what year / month / day / date / time". A "when" further in ("what did she say
-    when ...") is a clause, not the question."""
-    return _ASKS_WHEN.match(query) is not None
+    when", "how long" or "what year / month / day / date / time", followed by a verb such as "did" or "was"
+    or ending with "?". A prompt that only starts like one ("When I run pytest it fails") is a statement,
+    and a "when" further in ("what did she say when ...") is a clause, not the question."""
+    match = _ASKS_WHEN.match(query)
+    return match is not None and (match[3] is not None or query.rstrip().endswith("?"))

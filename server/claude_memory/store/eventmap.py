@@ -4,8 +4,8 @@ to, as numpy arrays.
 
 Ranking touches hundreds of candidates per query; asking DuckDB about them costs a scan of the events
 table per question (8-40 ms at 100k events; ``bench/README.md``). The map answers the same in well
-under a millisecond. It is derived data: rebuilt from DuckDB when events were added or forgotten (85 ms
-at 100k events on 2 cores), and extended with new vector labels as they are embedded. About 56 bytes per
+under a millisecond. It is derived data: rebuilt from DuckDB when events were added or forgotten (57-85
+ms at 100k events on 2 cores), and extended with new vector labels as they are embedded. About 50 bytes per
 event and 16 per chunk.
 :class:`~claude_memory.store.postings.PostingsIndex` applies search filters through :meth:`EventMap.admitted`.
 """

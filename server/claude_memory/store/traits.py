@@ -4,12 +4,15 @@ loads them with the rest (reading the text for them at every reload took 300 ms 
 
 - ``is_question``: the text ends with a question mark. A short question is rarely the memory wanted: its
   answer, right after it, is.
-- ``names_time``: the text names a time: a relative day ("yesterday", "last week", "three years ago"), a
-  weekday, a month or a year. It is what a question asking "when" or "how long" needs.
+- ``names_time``: the text names a time (:data:`TIME_WORDS`): a relative day or period ("yesterday",
+  "today", "last week", "recently", "lately"), a duration ("three years", "a few days"), a weekday, a month
+  (not "may") or a number from 1900 to 2099. It is what a question asking "when" or "how long" needs.
 
 Both are SQL expressions over the ``text`` column, so new events (:mod:`claude_memory.store.writer`) and the
-migration that filled them for older stores compute exactly the same thing. Changing one means a new
-migration that recomputes the column.
+migration that filled them for older stores compute exactly the same thing (the migration refers to these
+definitions rather than a frozen copy: a store upgraded later gets what the writer computes then). Changing
+one means a new migration that recomputes the column. In RE2, white space, word boundaries and case
+folding are ASCII only.
 """
 
 from __future__ import annotations
