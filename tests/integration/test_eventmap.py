@@ -163,8 +163,8 @@ def test_search_gives_the_time_bonus_only_to_a_question_asking_when(store: Path,
         for query in (f"When did we {words}?", f"Why did we {words}?"):
             hits, _ = memory.search(query, KeywordFilters(), 20, "keyword")
             assert any(h.event.id in timed for h in hits)
-            scored = [h for h in hits if h.components and "time" in h.components]  # not follow-ups alone
-            bonus[query] = {h.event.id: h.components["time"] for h in scored if h.components}
+            parts = [(h.event.id, h.components or {}) for h in hits]
+            bonus[query] = {i: c["time"] for i, c in parts if "time" in c}  # not follow-ups alone: they have none
         asked, other = bonus.values()
         assert {i for i, t in asked.items() if t == Weights().names_time} == {i for i in asked if i in timed}
         assert any(i in timed for i in asked) and set(other.values()) == {0.0}
