@@ -6,7 +6,7 @@ import sys
 
 try:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "server"))
-    from claude_memory.hookclient import main
+    from claude_memory.hooks.client import main
 except Exception:  # a broken install must not break Claude Code
     sys.exit(0)
 sys.exit(main())

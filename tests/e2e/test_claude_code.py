@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from claude_memory.client import ServiceClient
+from claude_memory.client.connection import ServiceClient
 from claude_memory.service.lock import holder_pid
 
 REPO = Path(__file__).resolve().parents[2]

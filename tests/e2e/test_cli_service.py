@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from claude_memory.client import ServiceClient, ServiceUnavailable
+from claude_memory.client.connection import ServiceClient, ServiceUnavailable
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.lock import holder_pid
 

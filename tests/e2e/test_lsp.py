@@ -22,7 +22,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from claude_memory.client import ServiceClient, ServiceUnavailable
+from claude_memory.client.connection import ServiceClient, ServiceUnavailable
 from claude_memory.core.disclosure import clip, summary
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.lsp.protocol import COMMANDS

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
-from claude_memory.client import ServiceClient, ServiceUnavailable
+from claude_memory.client.connection import ServiceClient, ServiceUnavailable
 from claude_memory.core.events import EVENT_TYPES
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.lock import holder_pid

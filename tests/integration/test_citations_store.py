@@ -18,10 +18,12 @@ def test_every_event_gets_a_unique_citation_that_resolves(fixtures_home: Path, t
         assert len({c for _, c in rows}) == len(rows)
         event_id, citation = rows[0]
         assert citation == citations.candidate(event_id)  # first choice unless it collided
-        shown = memory.show(f"[mem:{citation}]")
-        assert shown is not None and shown["id"] == event_id and shown["citation"] == f"mem:{citation}"
+        found = memory.details(f"[mem:{citation}]")
+        assert found is not None
+        shown = found.to_json()
+        assert shown["id"] == event_id and shown["citation"] == f"mem:{citation}"
         assert shown["citation_uses"] == 1
-        assert memory.show(f"mem:{citation}")["citation_uses"] == 2  # type: ignore[index]
+        assert getattr(memory.details(f"mem:{citation}"), "citation_uses", None) == 2
         assert any(n["is_target"] for n in shown["neighbours"])
         assert memory.resolve(str(event_id)) is not None
 

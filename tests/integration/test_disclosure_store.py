@@ -167,12 +167,14 @@ def test_details_carry_source_tools_and_count_citation_uses(memory: Memory) -> N
     again = memory.details(ref, via="test")
     assert again is not None and memory.layer_cache.hits == hits_before + 1  # served from the cache ...
     assert again.citation_uses == details.citation_uses + 1  # ... yet counted
-    shown = memory.show(ref)
+    found = memory.details(ref)
+    assert found is not None
+    shown = found.to_json()
     assert shown is not None and shown["citation_uses"] == details.citation_uses + 2
     legacy = {"id", "citation", "type", "timestamp", "session_id", "project", "agent_id", "tool_name", "files"}
     assert legacy | {"text", "source", "metadata", "citation_uses", "neighbours"} <= set(shown)
     assert shown["metadata"]["is_error"] is True and shown["text"] == text
-    assert memory.details(MISSING) is None and memory.show(MISSING) is None
+    assert memory.details(MISSING) is None
 
 
 BUDGETS = (0, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2000, 4181, 100_000)

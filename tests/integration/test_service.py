@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 
-from claude_memory.client import ServiceClient, ServiceUnavailable, call_starting, spool_capture
+from claude_memory.client.connection import ServiceClient, ServiceUnavailable, call_starting
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.discovery import TranscriptFile
 from claude_memory.service.lock import holder_pid
 from claude_memory.service.memory import Memory
+from claude_memory.wire import spool_capture
 
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "hooks" / "claude-memory-hook"

@@ -5,15 +5,15 @@ from typing import Any
 
 import typer
 
-from claude_memory.cli import app
-from claude_memory.cli_reference import COMMANDS, reference
+from claude_memory.cli.app import app
+from claude_memory.cli.reference import COMMANDS, reference
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
 
 def test_cli_reference_is_current() -> None:
     assert DOC.read_text(encoding="utf-8") == reference(), (
-        "docs/cli.md is stale: run `.venv/bin/python -m claude_memory.cli_reference > docs/cli.md`"
+        "docs/cli.md is stale: run `.venv/bin/python -m claude_memory.cli.reference > docs/cli.md`"
     )
 
 

@@ -45,7 +45,7 @@ def _run(data: Path, event: str, stdin: bytes) -> subprocess.CompletedProcess[by
 
 def test_the_hook_client_imports_nothing_but_the_standard_library() -> None:
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import claude_memory.hookclient; "
+        "import sys; sys.path.insert(0, sys.argv[1]); import claude_memory.hooks.client; "
         "print(sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'__main__'}))"
     )
     out = subprocess.run([sys.executable, "-S", "-c", code, str(REPO / "server")], capture_output=True, text=True)
@@ -100,7 +100,14 @@ def test_a_socket_path_too_long_for_unix_goes_to_a_per_user_temp_directory(tmp_p
     assert RuntimePaths(tmp_path / ("e" * 120)).socket != deep.socket
 
 
-def test_the_hook_client_speaks_the_clients_protocol_version() -> None:
-    from claude_memory import client, hookclient
+def test_the_hook_clients_request_is_what_the_service_takes() -> None:
+    from claude_memory import wire
+    from claude_memory.service.operations import registry
 
-    assert hookclient.PROTOCOL_VERSION == client.PROTOCOL_VERSION
+    line = wire.hook_request("UserPromptSubmit", b'{"prompt": "hi", "session_id": "s"}')
+    request = json.loads(line)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert (request["id"], request["v"], request["method"]) == (1, wire.PROTOCOL_VERSION, "hook")
+    op = registry().get("hook")
+    assert op is not None and op.service_only
+    assert op.params.model_validate(request["params"]).payload == {"prompt": "hi", "session_id": "s"}

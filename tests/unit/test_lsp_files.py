@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-from claude_memory.service import api
+from claude_memory.service import dispatch
+from claude_memory.service.local import LocalEngine
 from claude_memory.service.memory import Memory
+from claude_memory.service.operations import registry
 from claude_memory.store import files
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.queries import StoredEvent
@@ -29,8 +31,7 @@ def memory(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path) -> Ite
 
 
 def call(memory: Memory, method: str, params: dict[str, Any]) -> Any:
-    handler = api.HANDLERS[method]
-    return handler.run(memory, handler.params.model_validate(params))
+    return dispatch.run(LocalEngine(memory), registry(), method, params)
 
 
 def newest_first(events: list[StoredEvent]) -> list[StoredEvent]:

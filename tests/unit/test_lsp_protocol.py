@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from claude_memory.cli_lsp import parse_tcp
+from claude_memory.cli.lsp import parse_tcp
 from claude_memory.lsp import protocol as p
 from claude_memory.lsp.projects import WorkspaceProjects, uri_to_path
 from claude_memory.lsp.settings import LspSettings, parse_settings, section_of

@@ -1,4 +1,4 @@
-"""The MCP tools' formatting (core.mcp_text): citations shown, ids as strings, every answer bounded."""
+"""The MCP tools' formatting (mcp.text): citations shown, ids as strings, every answer bounded."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from claude_memory.core import mcp_text
-from claude_memory.core.mcp_text import MAX_CHARS
+from claude_memory.mcp import text as mcp_text
+from claude_memory.mcp.text import MAX_CHARS
 
 BIG_ID = 9_211_674_511_123_225_733  # 63 bits: a JavaScript number would round it
 
@@ -238,14 +238,14 @@ def test_stats() -> None:
 def test_event_type_literal_matches_the_store() -> None:
     from typing import get_args
 
-    from claude_memory import mcp_server
     from claude_memory.core.events import EVENT_TYPES
+    from claude_memory.mcp import server as mcp_server
 
     assert get_args(mcp_server.EventType) == tuple(EVENT_TYPES)
 
 
 def test_default_project_prefers_claude_project_dir(tmp_path: Path) -> None:
-    from claude_memory import mcp_server
+    from claude_memory.mcp import server as mcp_server
 
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
@@ -256,7 +256,7 @@ def test_default_project_prefers_claude_project_dir(tmp_path: Path) -> None:
 
 
 def test_argument_errors_are_one_sentence() -> None:
-    from claude_memory import mcp_server
+    from claude_memory.mcp import server as mcp_server
 
     class Args(BaseModel):
         query: str

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from claude_memory import plugin_doctor as pd
-from claude_memory import plugin_setup as ps
+from claude_memory.cli import plugin_doctor as pd
+from claude_memory.cli import plugin_setup as ps
 
 REPO = Path(__file__).resolve().parents[2]
 EVENTS = (

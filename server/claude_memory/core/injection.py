@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from claude_memory.core import events as ev
 from claude_memory.core.disclosure import clip, estimate_tokens
@@ -140,3 +140,11 @@ def session_summary(facts: SessionFacts) -> str:
     if c[ev.COMPACTION]:
         lines.append(f"Compacted {c[ev.COMPACTION]} time{'s' if c[ev.COMPACTION] != 1 else ''}.")
     return " ".join(lines)
+
+
+def hook_output(event: str, context: str) -> dict[str, Any] | None:
+    """What a context hook prints for Claude Code: the injected ``context`` under ``hookSpecificOutput``,
+    or None (print nothing) when there is nothing to inject."""
+    if not context:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}

@@ -16,9 +16,9 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from claude_memory import __version__
 from claude_memory.lsp import protocol as p
-from claude_memory.lsp.gateway import ServiceFailure
 from claude_memory.lsp.projects import uri_to_path
 from claude_memory.service.projects import normalise_project_arg
+from claude_memory.wire import OpError
 
 if TYPE_CHECKING:
     from claude_memory.lsp.server import MemoryLanguageServer
@@ -101,12 +101,12 @@ async def file_history(ls: MemoryLanguageServer, args: p.FileHistoryArgs, token:
 async def status(ls: MemoryLanguageServer, args: p.StatusArgs, token: Any) -> Any:
     own = {
         "version": __version__,
-        "data_dir": str(ls.gateway.options.data_dir),
+        "data_dir": str(ls.transport.data_dir),
         "workspace": ls.workspace_projects.projects(),
         "settings": ls.settings.model_dump(by_alias=True),
         "hover_cache": {"hits": ls.hover_cache.hits, "misses": ls.hover_cache.misses},
     }
-    if not args.start and not await asyncio.to_thread(ls.gateway.running):
+    if not args.start and not await asyncio.to_thread(ls.transport.running):
         return {"running": False, "language_server": own}
     found = await ls.call("status", {})
     return {"running": True, **found, "language_server": own}
@@ -134,7 +134,7 @@ async def import_history(ls: MemoryLanguageServer, args: p.ImportArgs, token: An
                 elapsed = int(time.monotonic() - started)
                 progress.report(token, types.WorkDoneProgressReport(message=f"{IMPORT_WORKING}… {elapsed} s"))
         report = task.result()
-    except ServiceFailure as exc:
+    except OpError as exc:
         if token is not None:
             progress.end(token, types.WorkDoneProgressEnd(message=str(exc)))
         raise
@@ -172,7 +172,7 @@ def _command(name: str, run: Runner) -> Callable[..., Awaitable[Any]]:
             raise JsonRpcInvalidParams(message=str(exc)) from None
         try:
             return await run(ls, args, work_done_token)
-        except ServiceFailure as exc:
+        except OpError as exc:
             ls.service_problem(exc, show=False)
             raise CommandFailed(message=str(exc), data={"code": exc.code}) from None
 

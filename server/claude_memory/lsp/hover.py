@@ -9,53 +9,19 @@ hover asks the service's ``file_history`` with that generation, and the service 
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
 from claude_memory.lsp import markdown
-from claude_memory.lsp.gateway import ServiceFailure
+from claude_memory.lsp.hover_cache import CachedHover
 from claude_memory.lsp.projects import uri_to_path
+from claude_memory.wire import OpError
 
 if TYPE_CHECKING:
     from claude_memory.lsp.server import MemoryLanguageServer
 
 log = logging.getLogger("claude_memory.lsp")
-
-CACHE_ENTRIES: Final = 512
-
-
-@dataclass(frozen=True, slots=True)
-class CachedHover:
-    generation: str
-    markdown: str | None
-
-
-class HoverCache:
-    """Least recently used code hovers, keyed by (path, symbol, project), each with its generation."""
-
-    def __init__(self, size: int = CACHE_ENTRIES) -> None:
-        self.size = size
-        self._entries: OrderedDict[tuple[str, str | None, str | None], CachedHover] = OrderedDict()
-        self.hits = 0
-        self.misses = 0
-
-    def get(self, key: tuple[str, str | None, str | None]) -> CachedHover | None:
-        found = self._entries.get(key)
-        if found is not None:
-            self._entries.move_to_end(key)
-        return found
-
-    def put(self, key: tuple[str, str | None, str | None], value: CachedHover) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        self._entries.clear()
 
 
 def _range(line_no: int, line: str, start: int, end: int, units: Any) -> types.Range:
@@ -100,7 +66,7 @@ async def hover(ls: MemoryLanguageServer, params: types.HoverParams) -> types.Ho
 async def citation_markdown(ls: MemoryLanguageServer, citation: str) -> str | None:
     try:
         found = await ls.call("details", {"refs": [citation], "context": 0, "via": "lsp"})
-    except ServiceFailure as exc:
+    except OpError as exc:
         ls.service_problem(exc)
         return None
     ls.service_ok()
@@ -119,7 +85,7 @@ async def code_markdown(ls: MemoryLanguageServer, path: str, symbol: str | None)
         params["known_generation"] = cached.generation
     try:
         history = await ls.call("file_history", params)
-    except ServiceFailure as exc:
+    except OpError as exc:
         ls.service_problem(exc)
         return None
     ls.service_ok()

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from claude_memory.lsp import markdown
-from claude_memory.lsp.gateway import ServiceFailure
 from claude_memory.lsp.projects import uri_to_path
 from claude_memory.lsp.protocol import FILE_HISTORY
+from claude_memory.wire import OpError
 
 if TYPE_CHECKING:
     from claude_memory.lsp.server import MemoryLanguageServer
@@ -25,7 +25,7 @@ async def code_lens(ls: MemoryLanguageServer, params: types.CodeLensParams) -> l
         return []
     try:
         summary = await ls.call("file_summary", {"paths": [path]})
-    except ServiceFailure as exc:
+    except OpError as exc:
         ls.service_problem(exc)
         return []
     ls.service_ok()

@@ -1,6 +1,7 @@
 """The language server (``claude-memory lsp``): a pygls ``LanguageServer`` whose state lives on the instance
-(settings, service gateway, workspace projects, hover cache) and whose features are thin: each turns an
-LSP request into one memory-service call (run on a worker thread) and shapes the answer.
+(settings, the transport to the memory service, workspace projects, hover cache). Its features are thin
+(each turns an LSP request into one operation of the engine contract, run on a worker thread, and shapes the
+answer) and register themselves (:mod:`claude_memory.lsp.setup`); this module never imports them.
 
 Nothing but the protocol goes to stdout; logs go to stderr."""
 
@@ -20,11 +21,11 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from claude_memory import __version__
-from claude_memory.lsp import commands, hover, lens
-from claude_memory.lsp.gateway import Gateway, GatewayOptions, ServiceFailure
-from claude_memory.lsp.hover import HoverCache
+from claude_memory.client.transport import StartingTransport
+from claude_memory.lsp.hover_cache import HoverCache
 from claude_memory.lsp.projects import WorkspaceProjects
 from claude_memory.lsp.settings import SECTION, LspSettings, parse_settings, section_of
+from claude_memory.wire import OpError
 
 log = logging.getLogger("claude_memory.lsp")
 
@@ -54,7 +55,7 @@ class MemoryLanguageServer(LanguageServer):
         super().__init__(NAME, __version__, protocol_cls=MemoryProtocol)
         self.server_options = options
         self.settings = LspSettings()
-        self.gateway = Gateway(GatewayOptions(data_dir=options.data_dir))
+        self.transport = StartingTransport(options.data_dir)
         self.workspace_projects = WorkspaceProjects()
         self.hover_cache = HoverCache()
         self.initial_settings = LspSettings()  # from initializationOptions
@@ -65,9 +66,9 @@ class MemoryLanguageServer(LanguageServer):
 
     async def call(self, method: str, params: dict[str, Any], *, retry: bool = True, timeout: float = 0) -> Any:
         """One service request on a worker thread (the event loop keeps serving)."""
-        return await asyncio.to_thread(self.gateway.call, method, params, retry=retry, timeout=timeout)
+        return await asyncio.to_thread(self.transport.call, method, params, retry=retry, timeout=timeout)
 
-    def service_problem(self, exc: ServiceFailure, *, show: bool = True) -> None:
+    def service_problem(self, exc: OpError, *, show: bool = True) -> None:
         """Log a failed request; tell the user once when the service is unavailable (hovers and lenses
         fail silently otherwise)."""
         log.warning("%s", exc)
@@ -96,8 +97,8 @@ class MemoryLanguageServer(LanguageServer):
     def _use(self, settings: LspSettings, problems: list[str], source: str) -> None:
         """Take ``settings``; show each problem once (the same bad value given again is not shown again)."""
         self.settings = settings
-        options = self.gateway.options
-        options.start, options.start_wait, options.timeout = (
+        transport = self.transport
+        transport.start, transport.start_wait, transport.timeout = (
             settings.start_service,
             settings.start_timeout,
             settings.request_timeout,
@@ -129,46 +130,3 @@ class MemoryLanguageServer(LanguageServer):
         if not folders and self.workspace.root_uri:
             folders = [self.workspace.root_uri]
         self.workspace_projects.set_folders(folders)
-
-
-# ---------------------------------------------------------------------- wiring
-
-
-def build_server(options: ServerOptions) -> MemoryLanguageServer:
-    server = MemoryLanguageServer(options)
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: MemoryLanguageServer, params: types.InitializeParams) -> None:
-        ls.apply_initialization(params.initialization_options)
-        ls.refresh_folders()
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: MemoryLanguageServer, params: types.InitializedParams) -> None:
-        await ls.pull_configuration()
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def changed_configuration(ls: MemoryLanguageServer, params: types.DidChangeConfigurationParams) -> None:
-        workspace = ls.client_capabilities.workspace
-        if workspace and workspace.configuration:
-            await ls.pull_configuration()
-        else:
-            ls.apply_configuration(params.settings)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def changed_folders(ls: MemoryLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
-        ls.refresh_folders()
-        ls.hover_cache.clear()
-
-    server.feature(types.TEXT_DOCUMENT_HOVER)(hover.hover)
-    server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))(lens.code_lens)
-    commands.register(server)
-    return server
-
-
-def run(options: ServerOptions, *, tcp: tuple[str, int] | None = None) -> None:
-    """Serve on stdin/stdout (or on a loopback TCP port, for debugging) until the client exits."""
-    server = build_server(options)
-    if tcp is not None:
-        server.start_tcp(*tcp)
-    else:
-        server.start_io()

@@ -2,7 +2,7 @@
 
 Hooks are triggers: each capture names its transcript, and the transcript is read at once from its
 checkpoint, so events get the same dedupe keys and source lines as any import, and their text passes the
-privacy filter like any import (the spool holds no content: ``claude_memory.client.CAPTURE_FIELDS``).
+privacy filter like any import (the spool holds no content: ``claude_memory.wire.CAPTURE_FIELDS``).
 At SessionEnd the session's rule-based summary is written. A ``capture`` request that carries a
 PostToolUse result (the service API's direct path) stores the call at once under the transcript's own
 key for it, ``tool:<session>:<tool_use_id>``, so the transcript's copy is skipped when it arrives.

@@ -6,6 +6,7 @@ process can even read) and routes all writes through one :class:`EventWriter`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -36,7 +37,7 @@ from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.search import Retrieval, SearchHit, search
-from claude_memory.store import db, queries
+from claude_memory.store import db, files, queries
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
@@ -233,11 +234,42 @@ class Memory:
             found = queries.events_by_ids(self.con, [int(ref)]).get(int(ref))
         return found
 
-    def show(self, ref: str, *, context: int = DEFAULT_CONTEXT, via: str = "cli") -> dict[str, Any] | None:
-        """Full details of one event (layer 3, as JSON), its session neighbours, and how often its citation
-        was used. Counts this resolution as a use of the citation."""
-        found = self.details(ref, context=context, via=via)
-        return found.to_json() if found is not None else None
+    def projects(self, limit: int) -> list[dict[str, Any]]:
+        return queries.projects(self.con, limit)
+
+    def file_history(
+        self, path: str, *, symbol: str | None, project: str | None, limit: int, known_generation: str | None
+    ) -> dict[str, Any]:
+        """Events that touched a file or mention a symbol, newest first; cached for the store generation, and
+        answered with ``unchanged`` (no events) when the caller already holds this generation's answer."""
+        current = queries.generation(self.con)
+        generation = "-".join(str(part) for part in current)
+        path = os.path.normpath(path)
+        symbol = (symbol or "").strip() or None
+        head = {"path": path, "symbol": symbol, "project": project, "generation": generation}
+        if known_generation == generation:
+            return {**head, "unchanged": True}
+
+        def compute() -> dict[str, Any]:
+            terms = self.tokenizer.terms(symbol) if symbol else []
+            found = files.file_history(self.con, path, symbol=symbol, terms=terms, project=project, limit=limit)
+            return {
+                "file_events": found.file_events,
+                "symbol_projects": list(found.projects) if symbol else [],
+                "events": [e.to_json() for e in found.events],
+            }
+
+        body = self.layer_cache.get(current, "file_history", (path, symbol, project, limit), compute)
+        return {**head, "unchanged": False, **body}
+
+    def file_summary(self, paths: list[str]) -> dict[str, Any]:
+        """``{path: {count, last_ts}}``: how many events touched each file, and when last."""
+        by_path = files.file_summary(self.con, [os.path.normpath(path) for path in paths])
+        out: dict[str, Any] = {}
+        for path in paths:
+            count, last = by_path.get(os.path.normpath(path), (0, None))
+            out[path] = {"count": count, "last_ts": db.from_store_time(last)}
+        return out
 
     # ------------------------------------------------------------------ progressive disclosure
 

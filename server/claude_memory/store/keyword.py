@@ -17,12 +17,11 @@ must rank exactly as it does (``tests/integration/test_postings_memory.py``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Final
 
 import duckdb
 
+from claude_memory.core.filters import EventFilters
 from claude_memory.core.tokens import MAX_WORD, MIN_WORD, SPLIT_SQL, STOPWORDS
 from claude_memory.store.db import to_store_time, transaction
 
@@ -115,13 +114,7 @@ def merge(con: duckdb.DuckDBPyConnection) -> int:
     return rows
 
 
-@dataclass(frozen=True, slots=True)
-class KeywordFilters:
-    project: str | None = None
-    session_id: str | None = None
-    types: tuple[str, ...] = ()
-    since: datetime | None = None
-    until: datetime | None = None
+KeywordFilters = EventFilters  # TEMP alias while branches merge
 
 
 def filter_sql(filters: KeywordFilters, alias: str = "e") -> tuple[str, list[object]]:

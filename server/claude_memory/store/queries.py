@@ -142,6 +142,32 @@ def sessions(con: duckdb.DuckDBPyConnection, project: str | None, limit: int) ->
     return out
 
 
+def projects(con: duckdb.DuckDBPyConnection, limit: int) -> list[dict[str, Any]]:
+    """The projects remembered, most recently active first, with their event and session counts."""
+    rows = con.execute(
+        """
+        SELECT p.project,
+               (SELECT count(*) FROM events e WHERE e.project = p.project) AS events,
+               (SELECT count(*) FROM sessions s WHERE s.project = p.project) AS sessions,
+               p.first_seen, p.last_seen
+        FROM projects p
+        ORDER BY p.last_seen DESC NULLS LAST, p.project
+        LIMIT ?
+        """,
+        [limit],
+    ).fetchall()
+    return [
+        {
+            "project": project,
+            "events": int(events),
+            "sessions": int(sessions),
+            "first_ts": from_store_time(first),
+            "last_ts": from_store_time(last),
+        }
+        for project, events, sessions, first, last in rows
+    ]
+
+
 def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     def scalar(sql: str) -> Any:
         row = con.execute(sql).fetchone()

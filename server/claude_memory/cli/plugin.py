@@ -1,6 +1,6 @@
 """``claude-memory install``, ``uninstall`` and ``doctor``: the Claude Code plugin, set up and checked.
 
-The logic lives in :mod:`claude_memory.plugin_setup`; this module only adds the typer commands.
+The logic lives in :mod:`claude_memory.cli.plugin_setup`; this module only adds the typer commands.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from claude_memory import plugin_doctor, plugin_setup
+from claude_memory.cli import plugin_doctor, plugin_setup
 from claude_memory.config import claude_home, default_data_dir
 
 PluginRootOpt = Annotated[

@@ -1,5 +1,5 @@
-"""The client side of the memory service's socket API (see docs/service-api.md). Standard library only,
-so that the hook client, which imports it for every prompt, starts in milliseconds.
+"""A connection to the memory service's socket (the wire format is :mod:`claude_memory.wire`), and starting
+the service on demand. Standard library only: the hook client imports it when it must start a service.
 
 One request is one JSON object on one line: ``{"id": 1, "method": "search", "params": {...}}``; the
 answer is one line too: ``{"id": 1, "result": {...}}`` or ``{"id": 1, "error": {"code": ..., "message":
@@ -8,24 +8,27 @@ answer is one line too: ``{"id": 1, "result": {...}}`` or ``{"id": 1, "error": {
 
 from __future__ import annotations
 
-import fcntl
 import os
 import socket
 import sys
 import time
 from pathlib import Path
 
+from claude_memory import wire
 from claude_memory.core.paths import RuntimePaths, default_data_dir, lock_held
+from claude_memory.wire import OpError
 
 # typing costs the hook client ~10 ms of imports; the annotations below are never evaluated at run time
 # (``from __future__ import annotations``), and mypy treats a name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, Protocol
 
-PROTOCOL_VERSION = 1
-MAX_LINE = 64 << 20  # a response line; search results are bounded far below this
+    class ProgressSink(Protocol):
+        def start(self, what: str, total: int) -> None: ...
+
+        def advance(self, n: int) -> None: ...
 
 
 class ServiceUnavailable(Exception):
@@ -34,14 +37,6 @@ class ServiceUnavailable(Exception):
 
 class ServiceTimeout(ServiceUnavailable):
     """The service took the request but did not answer in time (it is busy, not gone)."""
-
-
-class ServiceError(Exception):
-    """The service answered with an error: ``code`` is machine-readable, the message one plain sentence."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 class ServiceClient:
@@ -91,16 +86,23 @@ class ServiceClient:
 
     # ------------------------------------------------------------------ calls
 
-    def call(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
-        """Send one request and wait for its answer. Raises ServiceUnavailable when the service cannot be
-        reached or drops the connection, ServiceError when it answers with an error."""
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        progress: ProgressSink | None = None,
+    ) -> Any:
+        """Send one request and wait for its answer (passing the progress reports of a long one to
+        ``progress``). Raises ServiceUnavailable when the service cannot be reached or drops the connection,
+        OpError when it answers with an error."""
         import json  # here, not at the top: a capture hook never needs it (see notify)
 
         self.connect()
         assert self._sock is not None
         self._next_id += 1
-        request = {"id": self._next_id, "v": PROTOCOL_VERSION, "method": method, "params": params or {}}
-        line = json.dumps(request, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        line = wire.request_line(self._next_id, method, params or {}, progress=progress is not None)
         try:
             self._sock.settimeout(timeout if timeout is not None else self.timeout)
             self._sock.sendall(line)
@@ -109,21 +111,31 @@ class ServiceClient:
             raise RequestNotSent(f"The memory service was gone before {method!r} was sent.") from exc
         except OSError as exc:
             raise self._failed(method, exc) from exc
-        try:
-            answer = self._file.readline(MAX_LINE)
-        except OSError as exc:
-            raise self._failed(method, exc) from exc
-        if not answer:
-            self.close()
-            raise ServiceUnavailable(f"The memory service closed the connection during {method!r}.")
-        try:
-            response = json.loads(answer)
-        except ValueError as exc:
-            self.close()
-            raise ServiceUnavailable(f"The memory service sent a malformed answer to {method!r}.") from exc
+        while True:
+            try:
+                answer = self._file.readline(wire.MAX_LINE)
+            except OSError as exc:
+                raise self._failed(method, exc) from exc
+            if not answer:
+                self.close()
+                raise ServiceUnavailable(f"The memory service closed the connection during {method!r}.")
+            try:
+                response = json.loads(answer)
+            except ValueError as exc:
+                self.close()
+                raise ServiceUnavailable(f"The memory service sent a malformed answer to {method!r}.") from exc
+            report = response.get("progress")
+            if report is None:
+                break
+            if progress is not None and isinstance(report, dict):
+                if "total" in report:
+                    progress.start(str(report.get("what")), int(report["total"]))
+                elif "advance" in report:
+                    progress.advance(int(report["advance"]))
         error = response.get("error")
         if error:
-            raise ServiceError(str(error.get("code", "error")), str(error.get("message", "The request failed.")))
+            message = str(error.get("message", "The request failed."))
+            raise OpError(str(error.get("code", "error")), message, error.get("ref"))
         return response.get("result")
 
     def _failed(self, method: str, exc: OSError) -> ServiceUnavailable:
@@ -142,7 +154,9 @@ class ServiceClient:
         self.connect()
         assert self._sock is not None
         try:
-            self._sock.sendall(b'{"id":0,"v":%d,"method":"%s","params":{}}\n' % (PROTOCOL_VERSION, method.encode()))
+            self._sock.sendall(
+                b'{"id":0,"v":%d,"method":"%s","params":{}}\n' % (wire.PROTOCOL_VERSION, method.encode())
+            )
         except OSError as exc:
             raise ServiceUnavailable(f"The memory service did not take {method!r}: {exc}.") from exc
         finally:
@@ -191,18 +205,19 @@ def call_starting(
     start: Callable[[ServiceClient], None],
     *,
     retry: bool = True,
+    progress: ProgressSink | None = None,
 ) -> Any:
     """One request for a long-lived face (MCP, language server). A request that never reached the service
     (no service, or a connection it had closed: it stopped, e.g. for an upgrade) is sent after
     ``start(client)`` (which raises to refuse); one the service dropped is sent again after a start only with
-    ``retry`` (reads), else RequestDropped. Raises ServiceError for the service's error answers,
+    ``retry`` (reads), else RequestDropped. Raises OpError for the service's error answers,
     ServiceUnavailable (one sentence) when it still does not answer."""
     try:
         client.connect()
     except ServiceUnavailable:
         start(client)
     try:
-        return client.call(method, params)
+        return client.call(method, params, progress=progress)
     except RequestNotSent:
         pass
     except ServiceUnavailable as exc:
@@ -211,7 +226,7 @@ def call_starting(
     client.close()
     start(client)
     try:
-        return client.call(method, params)
+        return client.call(method, params, progress=progress)
     except ServiceUnavailable as exc:
         raise ServiceUnavailable(f"The memory service did not answer the {method} request.") from exc
 
@@ -262,49 +277,3 @@ def start_service(data_dir: Path, *, python: str | None = None, args: tuple[str,
     log.close()
     # A long-lived caller (the MCP or language server) reaps the child when it exits; no zombie is left.
     threading.Thread(target=child.wait, name="reap-memory-service", daemon=True).start()
-
-
-# ---------------------------------------------------------------------- spool (hook captures)
-
-
-def spool_append(paths: RuntimePaths, record: dict[str, Any]) -> None:
-    """Append one capture (``{"v": 1, "received_at": ..., "payload": {...}}``) to the spool."""
-    import json
-
-    spool_append_line(paths, json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-
-
-# What a spooled capture keeps of a hook payload: which transcript to read and where it stands, never
-# content (prompts, tool input and output, messages, summaries). The service reads the content from the
-# transcript, through the privacy filter, so no unfiltered text of a session reaches our disk.
-CAPTURE_FIELDS = (
-    "hook_event_name", "session_id", "transcript_path", "agent_transcript_path", "cwd", "source", "reason",
-    "trigger", "tool_use_id", "tool_name", "agent_id", "agent_type",
-)  # fmt: skip
-
-
-def spool_capture(paths: RuntimePaths, payload: dict[str, Any]) -> None:
-    """Spool a hook capture: the payload's :data:`CAPTURE_FIELDS` only."""
-    kept = {k: payload[k] for k in CAPTURE_FIELDS if isinstance(payload.get(k), str)}
-    spool_append(paths, {"v": 1, "received_at": round(time.time(), 3), "payload": kept})
-
-
-def spool_append_line(paths: RuntimePaths, record: bytes) -> None:
-    """Append one JSON record to the spool file, under the spool lock so a drain never splits a line.
-    The service drains it idempotently (captures carry dedupe keys), so a record written twice is
-    harmless."""
-    paths.spool_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-    line = b"\n" + record + b"\n"  # the leading newline ends a line a failed write (disk full) left open
-    lock_fd = os.open(paths.spool_lock, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(lock_fd, fcntl.LOCK_EX)
-        fd = os.open(paths.spool, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            view = memoryview(line)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
-        finally:
-            os.close(fd)
-    finally:
-        os.close(lock_fd)  # closing releases the lock

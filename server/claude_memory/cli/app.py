@@ -1,8 +1,9 @@
-"""The ``claude-memory`` command line: a thin face over :class:`claude_memory.service.memory.Memory`.
+"""The ``claude-memory`` command line: a thin face over the engine contract
+(:mod:`claude_memory.service.operations`).
 
-When a memory service runs for the data directory (it then owns the store), the store commands send their
-requests to it; otherwise they open the store in this process. :mod:`claude_memory.cli_backend` chooses,
-and both answer with the same JSON, which each command renders one way.
+Each store command is one or two ``call(method, params)`` on a transport (:mod:`claude_memory.client.transport`):
+the memory service when one runs for the data directory (it then owns the store), else the store opened in
+this process. Both answer with the same JSON, which each command renders one way.
 
 Exit codes: 0 success (a search with no hits included), 1 failure (said in one sentence on stderr; a
 service that stops answering mid-command included), 2 usage error, 3 the store is in use by another
@@ -16,7 +17,6 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, TextIO
@@ -24,10 +24,14 @@ from typing import Annotated, Any, NoReturn, TextIO
 import typer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from claude_memory import __version__, cli_lsp, cli_mcp, cli_plugin, cli_service
-from claude_memory.cli_backend import Advance, Backend, BackendError, ForgetRequest, Meter, NoSuchMemory, Query, connect
+from claude_memory import __version__, wire
+from claude_memory.cli import lsp as lsp_command
+from claude_memory.cli import mcp as mcp_command
+from claude_memory.cli import plugin as plugin_commands
+from claude_memory.cli import service as service_commands
+from claude_memory.client.transport import LONG_TIMEOUT, Transport, connect
 from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.config import default_data_dir
 from claude_memory.core.disclosure import (
@@ -42,15 +46,15 @@ from claude_memory.core.disclosure import (
     TimelineWindow,
 )
 from claude_memory.core.events import EVENT_TYPES
+from claude_memory.service.operations.common import MODES
 from claude_memory.service.projects import normalise_project_arg
-from claude_memory.service.search import MODES
-from claude_memory.store.keyword import KeywordFilters
+from claude_memory.wire import OpError
 
 EXIT_FAILURE = 1
 EXIT_BUSY = 3
 EXIT_NOTHING = 4
 EXIT_INTERRUPTED = 130
-EXIT_CODES = {"failure": EXIT_FAILURE, "busy": EXIT_BUSY, "nothing": EXIT_NOTHING}
+EXIT_CODES = {wire.BUSY: EXIT_BUSY, wire.NOT_FOUND: EXIT_NOTHING}  # any other error code: EXIT_FAILURE
 
 app = typer.Typer(
     name="claude-memory",
@@ -85,16 +89,20 @@ def _print_json(data: Any) -> None:
 
 
 @contextmanager
-def _backend(ctx: typer.Context) -> Iterator[Backend]:
-    """The running memory service of the data directory when one answers, else the store in this process."""
+def _transport(ctx: typer.Context) -> Iterator[Transport]:
+    """The running memory service of the data directory when one answers, else the store in this process,
+    for the length of one command; an error answer ends the command with its sentence and exit code."""
     state: _State = ctx.obj
     try:
-        with connect(state.data_dir) as backend:
-            for warning in backend.warnings:
+        transport = connect(state.data_dir)
+        try:
+            for warning in transport.warnings:
                 typer.echo(f"Warning: {warning}", err=True)
-            yield backend
-    except BackendError as exc:
-        _fail(str(exc), EXIT_CODES[exc.kind])
+            yield transport
+        finally:
+            transport.close()
+    except OpError as exc:
+        _fail(str(exc), EXIT_CODES.get(exc.code, EXIT_FAILURE))
 
 
 def _parse_time(value: str | None, option: str) -> datetime | None:
@@ -198,20 +206,28 @@ def import_cmd(
     if not home.is_dir():
         _fail(f"{home} does not exist; point --claude-home at Claude Code's directory.")
     err = Console(stderr=True)
-    meter = _meter(err) if err.is_terminal and not as_json else None
-    with _backend(ctx) as backend:
+    bars = _Bars(err) if err.is_terminal and not as_json else None
+    params = {
+        "claude_home": str(home),
+        "project": normalise_project_arg(project) if project else None,  # the service resolves from another cwd
+        "settle_seconds": settle_seconds,
+    }
+    with _transport(ctx) as transport:
         try:
-            data = backend.import_history(home, project, settle_seconds=settle_seconds, meter=meter)
-            if data is None:
+            data = transport.call("import", params, progress=bars, timeout=LONG_TIMEOUT)
+            if project and not data["files"]["found"]:
                 _fail(f"No Claude Code transcripts for project {project} under {home}.", EXIT_NOTHING)
-            embedded = 0 if no_wait else backend.embed_new(meter)
+            waited = transport.call("embed_wait", {"wait": not no_wait}, progress=bars, timeout=LONG_TIMEOUT)
         except KeyboardInterrupt:
-            if backend.service is not None:
+            if transport.service is not None:
                 _fail("Stopped waiting; the memory service finishes the import on its own.", EXIT_INTERRUPTED)
             _fail("Import interrupted; what was stored so far is kept, and running it again resumes.", EXIT_INTERRUPTED)
-        data["notes"].extend(backend.semantics_notes())
-        service = backend.service
-    data["events"]["embedded"] = embedded
+        finally:
+            if bars is not None:
+                bars.stop()
+        service = transport.service
+    data["notes"].extend(waited["notes"])
+    data["events"]["embedded"] = waited["embedded"]
     if as_json:
         _print_json(data)
     else:
@@ -222,20 +238,32 @@ def import_cmd(
         typer.echo(f"The running memory service (pid {service.get('pid')}) did this import{later}.", err=as_json)
 
 
-def _meter(err: Console) -> Meter:
-    """Progress bars on stderr: the import in bytes, then the embedding in events."""
+class _Bars:
+    """Progress bars on stderr, one stage at a time: the import in bytes, then the embedding in events."""
 
-    @contextmanager
-    def meter(what: str, total: int) -> Iterator[Advance]:
+    def __init__(self, err: Console) -> None:
+        self.err = err
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
+
+    def start(self, what: str, total: int) -> None:
+        self.stop()
         if what == "import":
             columns: tuple[Any, ...] = (TextColumn("Importing"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
         else:
             columns = (TextColumn("Embedding"), BarColumn(), TextColumn("{task.completed}/{task.total} events"))
-        with Progress(*columns, console=err, transient=True) as bar:
-            task = bar.add_task(what, total=total)
-            yield lambda n: bar.advance(task, n)
+        self.bar = Progress(*columns, console=self.err, transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task(what, total=total)
 
-    return meter
+    def advance(self, n: int) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.advance(self.task, n)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+        self.bar = self.task = None
 
 
 def _duration(seconds: float) -> str:
@@ -251,8 +279,17 @@ def _duration(seconds: float) -> str:
 @app.command()
 def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Whether semantic search is available, and how much is still waiting to be embedded."""
-    with _backend(ctx) as backend:
-        data = backend.status()
+    with _transport(ctx) as transport:
+        found = transport.call("status")
+    data = {
+        "store": str(ctx.obj.data_dir),
+        "events": found["store"]["events"],
+        **found["embedding"],
+        "service": found["service"],
+        "watcher": found["watcher"],
+        "spool": found["spool"],
+        "warnings": found["warnings"],
+    }
     service = data["service"]
     if service is not None:
         for warning in data["warnings"]:
@@ -296,8 +333,8 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 @app.command()
 def reindex(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Rebuild the vector index from the store (it is derived and can always be rebuilt)."""
-    with _backend(ctx) as backend:
-        count = backend.reindex()
+    with _transport(ctx) as transport:
+        count = transport.call("reindex", timeout=LONG_TIMEOUT)["vectors"]
     if as_json:
         _print_json({"vectors": count})
     else:
@@ -309,14 +346,17 @@ def reindex(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
 def _filters(
     project: str | None, session: str | None, types: list[str] | None, since: str | None, until: str | None
-) -> KeywordFilters:
-    return KeywordFilters(
-        project=normalise_project_arg(project) if project else None,
-        session_id=session,
-        types=_types(types),
-        since=_parse_time(since, "--since"),
-        until=_parse_time(until, "--until"),
-    )
+) -> dict[str, Any]:
+    """The filter parameters of search and history (a project path normalised here: the service resolves
+    from another directory)."""
+    after, before = _parse_time(since, "--since"), _parse_time(until, "--until")
+    return {
+        "project": normalise_project_arg(project) if project else None,
+        "session": session,
+        "types": list(_types(types)),
+        "since": after.isoformat() if after else None,
+        "until": before.isoformat() if before else None,
+    }
 
 
 ProjectOpt = Annotated[str | None, typer.Option("--project", help="Only this project (a path).")]
@@ -377,16 +417,17 @@ def search(
     filters = _filters(project, session, types, since, until)
     smart_budget = budget if budget is not None else DEFAULT_BUDGET if smart else None
     if batch is not None:
-        with _backend(ctx) as backend:
-            _search_batch(backend, batch, filters, limit, mode, smart_budget)
+        with _transport(ctx) as transport:
+            _search_batch(transport, batch, {**filters, "limit": limit, "mode": mode}, smart_budget)
         return
     if query is None:
         raise typer.BadParameter("give a query, or --batch FILE", param_hint="QUERY")
+    params = {**filters, "query": query, "limit": limit, "mode": mode}
     if smart_budget is not None:
-        _smart_search(ctx, Query(query, filters, limit, mode), smart_budget, as_json=as_json)
+        _smart_search(ctx, params, smart_budget, as_json=as_json)
         return
-    with _backend(ctx) as backend:
-        data = backend.search(Query(query, filters, limit, mode))
+    with _transport(ctx) as transport:
+        data = transport.call("search", params)
     if as_json:
         _print_json(data)
         return
@@ -414,9 +455,9 @@ def _when(timestamp: str | None, width: int) -> str:
     return timestamp[:width].replace("T", " ") if timestamp else "?"
 
 
-def _smart_search(ctx: typer.Context, query: Query, budget: int, *, as_json: bool) -> None:
-    with _backend(ctx) as backend:
-        data = backend.smart_search(query, budget)
+def _smart_search(ctx: typer.Context, params: dict[str, Any], budget: int, *, as_json: bool) -> None:
+    with _transport(ctx) as transport:
+        data = transport.call("smart_search", {**params, "budget": budget, "via": "cli"})
     text = data.pop("text")
     if as_json:
         _print_json(data)
@@ -434,9 +475,7 @@ def _smart_search(ctx: typer.Context, query: Query, budget: int, *, as_json: boo
     typer.echo(line + (f"; {meta['omitted']} more did not fit." if meta["omitted"] else "."))
 
 
-def _search_batch(
-    backend: Backend, source: Path, defaults: KeywordFilters, limit: int, mode: str, budget: int | None = None
-) -> None:
+def _search_batch(transport: Transport, source: Path, defaults: dict[str, Any], budget: int | None = None) -> None:
     """One JSON line out per JSON line in; a bad input line gets {"error": ...} and the rest go on. With a
     budget each line is a smart search."""
     stream = sys.stdin if str(source) == "-" else _open_text(source)
@@ -449,15 +488,16 @@ def _search_batch(
             except ValidationError as exc:
                 typer.echo(json.dumps({"error": f"line {line_no}: {_first_error(exc)}"}))
                 continue
-            filters = defaults
+            params = {**defaults, "query": request.query}
             if request.project is not None:
-                filters = replace(filters, project=normalise_project_arg(request.project))
-            query = Query(request.query, filters, request.limit or limit, mode)
+                params["project"] = normalise_project_arg(request.project)
+            if request.limit:
+                params["limit"] = request.limit
             if budget is not None:
-                data = backend.smart_search(query, budget)
+                data = transport.call("smart_search", {**params, "budget": budget, "via": "cli"})
                 data.pop("text")
             else:
-                data = backend.search(query)
+                data = transport.call("search", params)
             data["meta"]["line"] = line_no
             typer.echo(json.dumps(data, ensure_ascii=False))
 
@@ -485,10 +525,11 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """One memory in full, with its source (transcript path, lines, bytes) and its session neighbours."""
-    with _backend(ctx) as backend:
-        data = backend.details(ref, context)
-    if data is None:
+    with _transport(ctx) as transport:
+        found = transport.call("details", {"refs": [ref], "context": context, "via": "cli"})["details"]
+    if not found:
         _fail(f"No memory {ref} (it may have been forgotten).", EXIT_NOTHING)
+    data = found[0]
     if as_json:
         _print_json(data)
         return
@@ -519,8 +560,8 @@ def timeline(
     as_json: JsonOpt = False,
 ) -> None:
     """The events around some memories, in session order (overlapping stretches shown once)."""
-    with _backend(ctx) as backend:
-        found = backend.timeline(refs, before, after)
+    with _transport(ctx) as transport:
+        found = transport.call("timeline", {"refs": refs, "before": before, "after": after})
     if not found["windows"]:
         _fail(f"No memory {', '.join(found['missing'])} (forgotten, or never stored).", EXIT_NOTHING)
     for ref in found["missing"]:
@@ -553,8 +594,8 @@ def history(
 ) -> None:
     """Recent events, newest first (or one session's events with --session)."""
     filters = _filters(project, session, types, since, until)
-    with _backend(ctx) as backend:
-        events = backend.history(filters, limit)
+    with _transport(ctx) as transport:
+        events = transport.call("history", {**filters, "limit": limit})
     if as_json:
         _print_json({"events": events, "meta": {"count": len(events), "limit": limit}})
         return
@@ -573,8 +614,10 @@ def sessions(
     as_json: JsonOpt = False,
 ) -> None:
     """Sessions remembered, most recent first."""
-    with _backend(ctx) as backend:
-        rows = backend.sessions(normalise_project_arg(project) if project else None, limit)
+    with _transport(ctx) as transport:
+        rows = transport.call(
+            "sessions", {"project": normalise_project_arg(project) if project else None, "limit": limit}
+        )
     if as_json:
         _print_json({"sessions": rows, "meta": {"count": len(rows), "limit": limit}})
         return
@@ -588,10 +631,30 @@ def sessions(
 
 
 @app.command()
+def projects(
+    ctx: typer.Context,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=10_000)] = 100,
+    as_json: JsonOpt = False,
+) -> None:
+    """Projects remembered, most recently active first, with their events and sessions."""
+    with _transport(ctx) as transport:
+        rows = transport.call("projects", {"limit": limit})
+    if as_json:
+        _print_json({"projects": rows, "meta": {"count": len(rows), "limit": limit}})
+        return
+    if not rows:
+        typer.echo("No projects.")
+    for r in rows:
+        typer.echo(
+            f"{(r['last_ts'] or '?')[:16]}  {r['events']:>6} events  {r['sessions']:>4} sessions  {r['project']}"
+        )
+
+
+@app.command()
 def stats(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """What the store holds."""
-    with _backend(ctx) as backend:
-        data = backend.stats()
+    with _transport(ctx) as transport:
+        data = transport.call("stats")
     if as_json:
         _print_json(data)
         return
@@ -625,15 +688,16 @@ def forget(
     before_time = _parse_time(before, "--before")
     if not (refs or session or project or before_time):
         raise typer.BadParameter("say what to forget: citations or event ids, --session, --project or --before")
-    request = ForgetRequest(
-        refs=tuple(refs or ()),
-        session=session,
-        project=normalise_project_arg(project) if project else None,
-        before=before_time,
-    )
-    with _backend(ctx) as backend:
+    request = {
+        "refs": list(refs or ()),
+        "session": session,
+        "project": normalise_project_arg(project) if project else None,
+        "before": before_time.isoformat() if before_time else None,
+    }
+    with _transport(ctx) as transport:
         try:
-            count = backend.forget(request, dry_run=True)  # counted first, then confirmed, then forgotten
+            # counted first, then confirmed, then forgotten
+            count = transport.call("forget", {**request, "dry_run": True})["matching"]
             if count == 0:
                 if as_json:
                     _print_json({"forgotten": 0})
@@ -642,8 +706,10 @@ def forget(
                 if not sys.stdin.isatty():
                     _fail(f"{count} events match; re-run with --yes to forget them (no terminal to ask on).")
                 typer.confirm(f"Forget {count} events for good?", abort=True)
-            forgotten = backend.forget(request, dry_run=False)
-        except NoSuchMemory as exc:
+            forgotten = transport.call("forget", {**request, "dry_run": False})["forgotten"]
+        except OpError as exc:
+            if exc.code != wire.NOT_FOUND:
+                raise
             _fail(f"No memory {exc.ref}; nothing was forgotten." if exc.ref else str(exc), EXIT_NOTHING)
     if as_json:
         _print_json({"forgotten": forgotten})
@@ -651,10 +717,10 @@ def forget(
         typer.echo(f"Forgot {forgotten} events.")
 
 
-cli_service.register(app)
-cli_mcp.register(app)
-cli_lsp.register(app)
-cli_plugin.register(app)
+service_commands.register(app)
+mcp_command.register(app)
+lsp_command.register(app)
+plugin_commands.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

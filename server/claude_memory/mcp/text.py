@@ -303,3 +303,14 @@ def stats(data: dict[str, Any]) -> ToolText:
         f"- Store: {data.get('data_dir')} ({size:.1f} MB, schema {data.get('schema_version', '?')})\n"
     )
     return ToolText(clip(text, MAX_CHARS), dict(data))
+
+
+def projects(rows: list[dict[str, Any]]) -> ToolText:
+    """The projects remembered, most recently active first."""
+    if not rows:
+        return ToolText("No projects are remembered yet.", {"projects": []})
+    lines = [
+        f"- {row['project']}: {row['events']} events in {row['sessions']} sessions, last {when(row.get('last_ts'))}"
+        for row in rows
+    ]
+    return ToolText(clip("## Projects\n" + "\n".join(lines) + "\n", MAX_CHARS), {"projects": rows})

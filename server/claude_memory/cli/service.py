@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from claude_memory.client import ServiceClient, ServiceUnavailable, start_service
+from claude_memory.client.connection import ServiceClient, ServiceUnavailable, start_service
 from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.lock import LockHeld, holder_pid

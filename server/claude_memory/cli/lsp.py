@@ -53,14 +53,14 @@ def lsp(
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
-        from claude_memory.lsp import server  # heavy (pygls, lsprotocol): only for this command
+        from claude_memory.lsp import server, setup  # heavy (pygls, lsprotocol): only for this command
     except ImportError as exc:
         if not (exc.name or "").startswith(("pygls", "lsprotocol", "cattrs")):
             raise
         typer.echo("Error: the language server needs pygls (pip install 'pygls>=2.1,<3').", err=True)
         raise typer.Exit(EXIT_FAILURE) from None
     data_dir: Path = ctx.obj.data_dir
-    server.run(server.ServerOptions(data_dir=data_dir), tcp=address)
+    setup.run(server.ServerOptions(data_dir=data_dir), tcp=address)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,6 +1,6 @@
 """Generate docs/cli.md from the CLI's own help, so the reference cannot drift (a test compares them).
 
-python -m claude_memory.cli_reference > docs/cli.md
+python -m claude_memory.cli.reference > docs/cli.md
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 from typer.testing import CliRunner
 
-from claude_memory.cli import app
+from claude_memory.cli.app import app
 
 COMMANDS = (
     "import",
@@ -18,6 +18,7 @@ COMMANDS = (
     "timeline",
     "history",
     "sessions",
+    "projects",
     "stats",
     "status",
     "reindex",
@@ -42,7 +43,7 @@ def reference() -> str:
     parts = [
         "# `claude-memory` command reference",
         "",
-        "Generated from the CLI's own help by `python -m claude_memory.cli_reference > docs/cli.md`;",
+        "Generated from the CLI's own help by `python -m claude_memory.cli.reference > docs/cli.md`;",
         "`tests/unit/test_cli_reference.py` fails when it is out of date.",
         "",
         "```text",

@@ -14,8 +14,9 @@ service's answer comes back ready to print (``docs/service-api.md``, method ``ho
 
 Whatever goes wrong (no service, a slow one, a broken payload), the client exits 0 without output, so
 Claude Code carries on; the reason goes to ``<data dir>/logs/hooks.log``. Only then does it import more:
-:mod:`claude_memory.client` to start a stopped service (detached), and to spool a capture the service
-did not take, which the service applies when it is back.
+:mod:`claude_memory.client.connection` to start a stopped service (detached), and
+:func:`claude_memory.wire.spool_capture` to spool a capture the service did not take, which the service
+applies when it is back.
 """
 
 # No ``from __future__ import annotations``: even that is a module to load (0.3 ms), and nothing here needs it.
@@ -23,16 +24,14 @@ import os
 import sys
 
 from claude_memory.core.locations import HOOK_LOG, LOG_DIR, default_data_dir, direct_socket
+from claude_memory.wire import ANSWER_HEAD, CONTEXT_EVENTS, hook_request
 
-CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")
 # Seconds to wait for context: a warm service answers in tens of milliseconds; a cold start (the first
 # hook after boot) takes a few seconds, which SessionStart can afford and a prompt should not.
 # Together under the 10 s timeout plugin/hooks/hooks.json gives them.
 CONTEXT_TIMEOUT = {"SessionStart": 4.0, "UserPromptSubmit": 3.0}
 START_WAIT = {"SessionStart": 5.0, "UserPromptSubmit": 2.0}
 CAPTURE_TIMEOUT = 0.5  # the service spools a capture without waiting for its worker
-PROTOCOL_VERSION = 1  # claude_memory.client.PROTOCOL_VERSION (a unit test keeps them equal)
-ANSWER_HEAD = b'{"id":1,"result":'  # how the service writes a successful answer to request id 1
 MAX_PAYLOAD = 32 << 20
 MAX_ANSWER = 1 << 20  # context is capped at 10,000 characters
 MAX_LOG_BYTES = 1_000_000
@@ -87,11 +86,7 @@ def ask(data_dir: str, event: str, payload: bytes, timeout: float) -> bytes:
         raise Unanswered(f"No memory service answers at {path}.", busy=False) from exc
     if st.st_uid != os.getuid() or st.st_mode & 0o022:
         raise Unanswered(f"{parent} is not a private directory of this user; not connecting.", busy=False)
-    request = b'{"id":1,"v":%d,"method":"hook","params":{"event":"%s","payload":%s}}\n' % (
-        PROTOCOL_VERSION,
-        event.encode(),
-        payload,
-    )
+    request = hook_request(event, payload)
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
@@ -126,7 +121,7 @@ def _start(data_dir: str, wait: float) -> bool:
     """Start the service (detached) if none runs; True once it answers within ``wait`` seconds."""
     from pathlib import Path
 
-    from claude_memory.client import ServiceClient
+    from claude_memory.client.connection import ServiceClient
 
     client = ServiceClient(Path(data_dir), timeout=wait)
     try:
@@ -141,8 +136,9 @@ def _spool(data_dir: str, event: str, payload: bytes, *, start: bool) -> None:
     import json
     from pathlib import Path
 
-    from claude_memory.client import spool_capture, start_service
+    from claude_memory.client.connection import start_service
     from claude_memory.core.paths import RuntimePaths
+    from claude_memory.wire import spool_capture
 
     fields = json.loads(payload)
     fields["hook_event_name"] = event

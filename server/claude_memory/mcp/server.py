@@ -1,5 +1,7 @@
 """The MCP face (``claude-memory mcp``): a stdio MCP server whose tools each translate their arguments into
-one call to the memory service and format the answer (:mod:`claude_memory.core.mcp_text`).
+one operation of the engine contract, called on the memory service, and format the answer
+(:mod:`claude_memory.mcp.text`). Where a tool's argument mirrors an operation's parameter, its schema is
+the contract's (:func:`claude_memory.service.contract.field`).
 
 The service is started (or attached to) on the first tool call, and again whenever it stopped in between,
 so the server survives a service restart. Nothing but the protocol goes to stdout; logs go to stderr.
@@ -13,7 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
@@ -22,25 +24,21 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from claude_memory import __version__
-from claude_memory.client import (
-    RequestDropped,
-    ServiceClient,
-    ServiceError,
-    ServiceUnavailable,
-    call_starting,
-    start_or_explain,
-)
-from claude_memory.core import mcp_text
+from claude_memory.client.transport import StartingTransport
+from claude_memory.mcp import text as mcp_text
+from claude_memory.service.contract import field
+from claude_memory.service.operations.browse import ProjectsParams
+from claude_memory.service.operations.common import EventType, Filters, Mode
+from claude_memory.service.operations.disclosure import TimelineParams
+from claude_memory.service.operations.search import SearchParams
 from claude_memory.service.projects import git_root_or_self, normalise_project_arg
+from claude_memory.wire import OpError
 
 log = logging.getLogger("claude_memory.mcp")
 
 SERVER_NAME: Final = "claude-memory"
 START_WAIT: Final = 30.0  # seconds for a service started on demand to answer
 CALL_TIMEOUT: Final = 120.0  # one request (a forget rewrites the store file)
-
-EventType = Literal["user_prompt", "agent_response", "tool_use", "compaction", "compact_summary", "subagent_prompt"]
-Mode = Literal["keyword", "semantic", "hybrid"]
 
 INSTRUCTIONS: Final = """\
 Long-term memory of past Claude Code sessions: the user's prompts, your answers and the tool calls, \
@@ -79,34 +77,18 @@ def default_project(env: dict[str, str] | None = None, cwd: str | None = None) -
 
 
 class Gateway:
-    """Calls the memory service, starting it when none answers. Each call uses its own connection, so a
-    restarted service is simply connected to again, and concurrent tool calls never share a socket."""
+    """The engine contract over the memory service, started when none answers (one connection per call, so
+    a restarted service is simply connected to again and concurrent tool calls never share a socket)."""
 
     def __init__(self, settings: McpSettings) -> None:
-        self.settings = settings
+        self.transport = StartingTransport(settings.data_dir, start_wait=settings.start_wait, timeout=settings.timeout)
 
     def call(self, method: str, params: dict[str, Any], *, retry: bool = True) -> Any:
-        """One request. A request that never reached the service is always retried after a start;
-        ``retry`` also allows resending one that the service dropped (safe for reads only)."""
-        client = ServiceClient(self.settings.data_dir, timeout=self.settings.timeout)
+        """One operation; ``retry`` allows resending one the service dropped (reads only)."""
         try:
-            return call_starting(client, method, params, self._start, retry=retry)
-        except RequestDropped:
-            raise ToolFailure(
-                f"The memory service stopped answering during {method}; check with `stats` whether "
-                "it took effect before trying again."
-            ) from None
-        except ServiceUnavailable as exc:
+            return self.transport.call(method, params, retry=retry)
+        except OpError as exc:
             raise ToolFailure(str(exc)) from None
-        except ServiceError as exc:
-            raise ToolFailure(str(exc)) from None
-        finally:
-            client.close()
-
-    def _start(self, client: ServiceClient) -> None:
-        problem = start_or_explain(client, self.settings.start_wait)
-        if problem is not None:
-            raise ToolFailure(problem)
 
 
 def _result(answer: mcp_text.ToolText) -> CallToolResult:
@@ -150,17 +132,24 @@ class MemoryTools:
 
     def search(
         self,
-        query: Annotated[str, Field(min_length=1, max_length=2_000, description="What to look for.")],
-        limit: Annotated[int, Field(ge=1, le=mcp_text.MAX_RESULTS, description="Hits to return.")] = 10,
+        query: Annotated[str, field(SearchParams, "query", max_length=2_000, description="What to look for.")],
+        limit: Annotated[
+            int, field(SearchParams, "limit", le=mcp_text.MAX_RESULTS, description="Hits to return.")
+        ] = 10,
         mode: Annotated[
-            Mode, Field(description="hybrid (default): words and meaning; keyword: exact terms; semantic: meaning.")
+            Mode,
+            field(
+                SearchParams,
+                "mode",
+                description="hybrid (default): words and meaning; keyword: exact terms; semantic: meaning.",
+            ),
         ] = "hybrid",
         project: Annotated[
             str | None, Field(description="Search this project (a path) instead of the current one.")
         ] = None,
         all_projects: Annotated[bool, Field(description="Search every project, not just the current one.")] = False,
         types: Annotated[list[EventType] | None, Field(description="Only these kinds of event.")] = None,
-        session: Annotated[str | None, Field(description="Only this session id.")] = None,
+        session: Annotated[str | None, field(Filters, "session")] = None,
     ) -> CallToolResult:
         """Layer 1: find memories. One line per hit: citation, type, time, session, score, confidence and a
         one-line summary. Cheap; start here, then use timeline and get_observations on the hits you need."""
@@ -184,8 +173,8 @@ class MemoryTools:
     def timeline(
         self,
         ids: Ids,
-        before: Annotated[int, Field(ge=0, le=20, description="Events to show before each one.")] = 3,
-        after: Annotated[int, Field(ge=0, le=20, description="Events to show after each one.")] = 3,
+        before: Annotated[int, field(TimelineParams, "before", le=20)] = 3,
+        after: Annotated[int, field(TimelineParams, "after", le=20)] = 3,
     ) -> CallToolResult:
         """Layer 2: the events around some memories in session order (the targets marked ▶), with short
         previews. Use it on promising search hits before fetching anything in full."""
@@ -233,6 +222,13 @@ class MemoryTools:
         """What the memory store holds: events by type, sessions, projects, time span, forgotten events."""
         return self._run(lambda: mcp_text.stats(self.gateway.call("stats", {})))
 
+    def projects(
+        self, limit: Annotated[int, field(ProjectsParams, "limit", le=mcp_text.MAX_RESULTS)] = 20
+    ) -> CallToolResult:
+        """The projects remembered, most recently active first, with their event and session counts (pass one
+        to search as project= to look there)."""
+        return self._run(lambda: mcp_text.projects(self.gateway.call("projects", {"limit": limit})))
+
 
 def _not_found(refs: list[str]) -> str:
     return f"No memory {', '.join(refs)} (forgotten, or never stored); search again for current citations."
@@ -274,6 +270,7 @@ def build_server(settings: McpSettings) -> MemoryServer:
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False),
     )
     server.add_tool(tools.stats, name="stats", annotations=READ_ONLY)
+    server.add_tool(tools.projects, name="projects", annotations=READ_ONLY)
     return server
 
 

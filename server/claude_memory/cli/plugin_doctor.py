@@ -1,7 +1,7 @@
 """``claude-memory doctor``: checks every part of the install and says what is wrong in plain sentences.
 
 Each check is a small function returning a :class:`Check` (ok, warning or error, and one sentence with
-the fix); ``run_doctor`` gathers them. Split from :mod:`claude_memory.plugin_setup`, whose readers of
+the fix); ``run_doctor`` gathers them. Split from :mod:`claude_memory.cli.plugin_setup`, whose readers of
 Claude Code's state it uses.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from claude_memory.plugin_setup import (
+from claude_memory.cli.plugin_setup import (
     BIN_LAUNCHER,
     HOOK_EVENTS,
     HOOKS_FILE,
@@ -264,7 +264,7 @@ def _embedder_check(data_dir: Path) -> Check:
 
 def _service_check(data_dir: Path) -> Check:
     try:
-        from claude_memory.client import ServiceClient, ServiceUnavailable
+        from claude_memory.client.connection import ServiceClient, ServiceUnavailable
     except ImportError as exc:
         return Check("service", "warn", f"The service client is not available in this install ({exc}).")
     client = ServiceClient(data_dir, timeout=3.0)

@@ -26,7 +26,7 @@ def mcp(
     """Run the MCP server on stdin/stdout (Claude Code starts it from the plugin's .mcp.json): tools search,
     timeline, get_observations, forget and stats over the memory service, which it starts on demand."""
     try:
-        from claude_memory import mcp_server  # heavy (the mcp SDK): only for this command
+        from claude_memory.mcp import server as mcp_server  # heavy (the mcp SDK): only for this command
     except ImportError as exc:
         if not (exc.name or "").startswith("mcp"):
             raise

@@ -1,0 +1,187 @@
+"""The one engine contract: every operation a face can ask of the memory, declared once.
+
+An :class:`Operation` is a name, a pydantic params model, a pydantic result model, a priority (where and
+when the service runs it) and the function that runs it against an :class:`Engine`. The operations
+themselves live in :mod:`claude_memory.service.operations` (one module per feature, each registering its
+own); every face reaches them through ``call(method, params)`` on a transport (:mod:`claude_memory.client`),
+whether the engine is the memory service or a store opened in the same process. ``docs/service-api.md``
+is generated from this registry (:mod:`claude_memory.service.reference`).
+
+Light on purpose (pydantic and the standard library): the MCP and language servers import the models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from claude_memory.service.memory import Memory
+
+
+class Priority(IntEnum):
+    """Where the service runs an operation: in the connection's own thread (``CONNECTION``: it does not
+    touch the store, or it queues its own parts), or as a task on the store's one worker thread, client
+    requests (``INTERACTIVE``) before ingest (``INGEST``) before long jobs (``LONG``)."""
+
+    CONNECTION = -2
+    INTERACTIVE = 0
+    INGEST = 1
+    LONG = 2
+
+
+class Params(BaseModel):
+    """Operation parameters: unknown ones are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NoParams(Params):
+    pass
+
+
+class Result(BaseModel):
+    """An operation's answer, as documented (and checked by the tests); keys beyond the listed ones are
+    allowed where a nested record is described as a whole."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NotFound(Exception):
+    """The request names something the store does not have (the message says what)."""
+
+    def __init__(self, message: str, ref: str | None = None) -> None:
+        super().__init__(message)
+        self.ref = ref
+
+
+class Progress(Protocol):
+    """Where a long operation reports how far it is: ``start`` a stage of known size (``import`` in
+    transcript bytes, ``embed`` in events), then ``advance`` it."""
+
+    def start(self, what: str, total: int) -> None: ...
+
+    def advance(self, n: int) -> None: ...
+
+
+class NoProgress:
+    def start(self, what: str, total: int) -> None:
+        return None
+
+    def advance(self, n: int) -> None:
+        return None
+
+
+class Engine(Protocol):
+    """What an operation runs against: the store (``memory``) and what only its host can do. Two hosts:
+    the memory service (:class:`claude_memory.service.server.MemoryService`) and a store opened in the
+    caller's process (:class:`claude_memory.service.local.LocalEngine`)."""
+
+    @property
+    def memory(self) -> Memory: ...
+
+    def ping(self) -> dict[str, Any]: ...
+
+    def host_status(self) -> dict[str, Any]:
+        """``{service, watcher, spool, warnings}`` (``service`` and ``watcher`` None in-process)."""
+
+    def import_history(
+        self, claude_home: str | None, project: str | None, settle_seconds: float | None, progress: Progress
+    ) -> dict[str, Any]: ...
+
+    def wait_embedded(self, progress: Progress) -> int:
+        """Until what is queued for embedding is embedded (or stops moving); how many events were."""
+
+    def semantics_notes(self) -> list[str]:
+        """A sentence saying why semantic search is off, when it is."""
+
+    def hook(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None: ...
+
+    def context(self, payload: dict[str, Any], budget: int) -> dict[str, Any]: ...
+
+    def capture(self, payload: dict[str, Any]) -> dict[str, Any]: ...
+
+    def drain(self) -> None: ...
+
+    def shutdown(self) -> None: ...
+
+
+P = TypeVar("P", bound=Params)
+
+
+@dataclass(frozen=True)
+class Operation(Generic[P]):
+    name: str
+    params: type[P]
+    result: Any  # a Result model, or a type such as list[Model] (a pydantic TypeAdapter reads either)
+    priority: Priority
+    run: Callable[[Engine, P, Progress], Any]
+    summary: str  # one line for the generated reference
+    writes: bool = False  # changes the store: never answered from a cache, never resent after a drop
+    service_only: bool = False  # needs the running service (hooks' spool, shutdown...)
+    progress: bool = False  # long: reports progress when the caller asks for it
+
+
+class Registry:
+    """The operations by name, in the order they were declared."""
+
+    def __init__(self, ops: Iterable[Operation[Any]] = ()) -> None:
+        self._ops: dict[str, Operation[Any]] = {}
+        for op in ops:
+            if op.name in self._ops:
+                raise ValueError(f"The operation {op.name!r} is declared twice.")
+            self._ops[op.name] = op
+
+    def get(self, name: str) -> Operation[Any] | None:
+        return self._ops.get(name)
+
+    def __iter__(self) -> Iterator[Operation[Any]]:
+        return iter(self._ops.values())
+
+    def __len__(self) -> int:
+        return len(self._ops)
+
+
+OPERATION_ATTR = "__operation__"
+
+
+def operation(
+    name: str,
+    params: type[P],
+    result: Any,
+    priority: Priority = Priority.INTERACTIVE,
+    **flags: bool,
+) -> Callable[[Callable[[Engine, P, Progress], Any]], Callable[[Engine, P, Progress], Any]]:
+    """Declare the decorated function as the operation ``name`` (the declaration rides on the function; a
+    registry gathers them from the feature modules). Its docstring's first paragraph is the summary in the
+    generated reference."""
+
+    def declare(fn: Callable[[Engine, P, Progress], Any]) -> Callable[[Engine, P, Progress], Any]:
+        summary = " ".join((fn.__doc__ or "").strip().split("\n\n")[0].split())
+        setattr(fn, OPERATION_ATTR, Operation(name, params, result, priority, fn, summary, **flags))
+        return fn
+
+    return declare
+
+
+def declared(module: object) -> list[Operation[Any]]:
+    """The operations declared in a module, in the order its functions were defined."""
+    found = (getattr(value, OPERATION_ATTR, None) for value in vars(module).values())
+    return [op for op in found if isinstance(op, Operation)]
+
+
+_CONSTRAINTS = ("ge", "gt", "le", "lt", "min_length", "max_length")  # annotated_types' bounds, by attribute
+
+
+def field(model: type[BaseModel], name: str, **overrides: Any) -> Any:
+    """A field like one of a contract model's (its description and bounds, not its default), for a face whose
+    own schema mirrors it (the MCP tools): ``Annotated[int, field(SearchParams, "limit", le=20)] = 10``."""
+    info = model.model_fields[name]
+    kwargs: dict[str, Any] = {"description": info.description}
+    for item in info.metadata:
+        kwargs.update((key, getattr(item, key)) for key in _CONSTRAINTS if hasattr(item, key))
+    return Field(**{**kwargs, **overrides})

@@ -1,0 +1,74 @@
+"""Running an operation of the contract: look it up, validate its parameters, run it against an engine,
+and turn any failure into one :class:`~claude_memory.wire.OpError` (a code and one plain sentence). The
+memory service and the in-process transport both come through here, so a face sees the same answers and
+the same errors whichever engine served it."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import duckdb
+from pydantic import ValidationError
+
+from claude_memory import wire
+from claude_memory.service.contract import Engine, NoProgress, NotFound, Operation, Progress, Registry
+from claude_memory.service.worker import ServiceStopping
+from claude_memory.store.db import StoreBusyError, StoreError
+from claude_memory.wire import OpError
+
+log = logging.getLogger("claude_memory.service")
+
+
+def lookup(registry: Registry, method: str, *, in_service: bool) -> Operation[Any]:
+    op = registry.get(method)
+    if op is None:
+        raise ValueError(f"Unknown method {method!r}.")
+    if op.service_only and not in_service:
+        raise ValueError(f"{method!r} is answered only by the memory service (`claude-memory serve`).")
+    return op
+
+
+def run(
+    engine: Engine, registry: Registry, method: str, params: dict[str, Any], progress: Progress | None = None
+) -> Any:
+    """One operation in this process (the in-process transport). Raises whatever the operation raises;
+    :func:`op_error` makes it an answer."""
+    op = lookup(registry, method, in_service=False)
+    return op.run(engine, op.params.model_validate(params), progress or NoProgress())
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0].rstrip(".") if text else type(exc).__name__
+
+
+def op_error(exc: BaseException, internal: str) -> OpError:
+    """The answer for a failed operation; ``internal`` is the sentence for an unexpected failure (it says
+    where the traceback was logged)."""
+    if isinstance(exc, OpError):
+        return exc
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err.get("loc", ()))
+        return OpError(wire.BAD_REQUEST, f"Invalid parameter {where or 'params'}: {err['msg']}.")
+    if isinstance(exc, NotFound):
+        return OpError(wire.NOT_FOUND, str(exc), exc.ref)
+    if isinstance(exc, ValueError):
+        return OpError(wire.BAD_REQUEST, str(exc))
+    if isinstance(exc, ServiceStopping):
+        return OpError(wire.UNAVAILABLE, str(exc))
+    if isinstance(exc, StoreBusyError):
+        return OpError(wire.BUSY, str(exc))
+    if isinstance(exc, StoreError):
+        log.error("Store error: %s", exc)
+        return OpError(wire.STORE, str(exc))
+    if isinstance(exc, duckdb.Error):
+        log.exception("Store error")
+        return OpError(wire.STORE, f"The memory store failed: {first_line(exc)}.")
+    if isinstance(exc, OSError):
+        log.exception("System error")
+        where = f" ({exc.filename})" if exc.filename else ""
+        return OpError(wire.STORE, f"{exc.strerror or first_line(exc)}{where}.")
+    log.exception("Request failed")
+    return OpError(wire.INTERNAL, internal)

@@ -1,0 +1,122 @@
+"""What the memory service does when its worker has nothing queued: embed a small batch, save the vector
+index now and then, count the citations the hooks injected, and stop once its own code changed on disk.
+
+Runs in the worker thread (the worker's idle callback), except :meth:`IdleWork.count_uses` and
+:meth:`IdleWork.saw_request`, which any thread may call.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from claude_memory.service.codeversion import CodeVersion
+from claude_memory.service.embedding import EmbeddingWorker
+from claude_memory.service.memory import Memory
+from claude_memory.service.worker import Worker
+
+log = logging.getLogger("claude_memory.service")
+
+# Events embedded per idle step: 8 (~0.3 s of model time) while clients are active, so a request waits
+# at most about that long; 64 after a quiet second, when nobody is waiting and bigger batches go faster.
+EMBED_BATCH = 8
+EMBED_BATCH_QUIET = 64
+QUIET_SECONDS = 1.0
+# The embedding queue is only looked at when events may have been added to it (ingest, captures, import),
+# and otherwise every this many seconds (retries after backoff): an idle service does not poll the store.
+EMBED_RECHECK_SECONDS = 30.0
+SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if a crash loses it
+# A service whose code changed on disk (an upgrade) stops, to be started anew on demand: it looks every this
+# many seconds, and stops only when nothing is queued and no request came for as long.
+UPGRADE_CHECK_SECONDS = 5.0
+UPGRADE_QUIET_SECONDS = 5.0
+
+
+class IdleWork:
+    def __init__(
+        self,
+        memory: Callable[[], Memory | None],
+        worker: Worker,
+        record_uses: Callable[[list[str]], None],
+        stop: Callable[[], None],
+        stopping: threading.Event,
+    ) -> None:
+        self._memory = memory
+        self._worker = worker
+        self._record_uses = record_uses
+        self._stop = stop
+        self._stopping = stopping
+        self._index_dirty_since: float | None = None
+        self.embed_due = True  # events may be waiting for embedding (cleared when the queue is found empty)
+        self._embed_checked = 0.0  # monotonic time the queue was last found empty
+        # Citations injected by the context hooks, counted as used when the service is quiet: each write is a
+        # commit (~5 ms), and the next hook should not start while the service is busy with it.
+        self._uses_lock = threading.Lock()
+        self._pending_uses: list[str] = []
+        self.code = CodeVersion()  # this package: its change on disk (an upgrade) stops the service
+        self._code_checked = time.monotonic()
+        self._last_request = 0.0  # monotonic time of the last request of any kind
+
+    def saw_request(self) -> None:
+        self._last_request = time.monotonic()
+
+    def count_uses(self, citations: list[str]) -> None:
+        with self._uses_lock:
+            self._pending_uses.extend(citations)
+
+    def step(self) -> bool:
+        """Embed one small batch; save the index now and then. True if there was work."""
+        self._stop_if_upgraded()
+        memory = self._memory()
+        if memory is None or not memory.embedder.available:
+            return False
+        now = time.monotonic()
+        quiet = now - self._worker.last_request > QUIET_SECONDS
+        if quiet:
+            self.flush_uses()
+        if not self.embed_due and now - self._embed_checked < EMBED_RECHECK_SECONDS:
+            return False
+        batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
+        index = memory.vector_index()
+        done = EmbeddingWorker(memory.writer, memory.embedder, index).run(batch=batch, max_batches=1, save=False)
+        if done:
+            self._index_dirty_since = self._index_dirty_since or time.monotonic()
+            if time.monotonic() - self._index_dirty_since > SAVE_INDEX_EVERY:
+                self.save_index(force=True)
+            return True
+        self.embed_due, self._embed_checked = False, time.monotonic()
+        self.save_index()
+        return False
+
+    def flush_uses(self) -> None:
+        with self._uses_lock:
+            uses, self._pending_uses = self._pending_uses, []
+        if uses:
+            self._record_uses(uses)
+
+    def save_index(self, *, force: bool = False) -> None:
+        memory = self._memory()
+        if memory is None or (self._index_dirty_since is None and not force):
+            return
+        if self._index_dirty_since is not None:
+            memory.vector_index().save()
+        self._index_dirty_since = None
+
+    def _stop_if_upgraded(self) -> None:
+        """Stop (and so let the next request start the new code) once this package changed on disk, when
+        nothing is queued and no request came for a while."""
+        now = time.monotonic()
+        if now - self._code_checked < UPGRADE_CHECK_SECONDS or self._stopping.is_set():
+            return
+        self._code_checked = now
+        if now - self._last_request < UPGRADE_QUIET_SECONDS or self._worker.pending():
+            return
+        if self.code.changed():
+            log.info(
+                "The claude-memory code in %s changed on disk; stopping, so that the next request starts the new "
+                "version.",
+                self.code.root,
+            )
+            self._stop()

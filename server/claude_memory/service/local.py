@@ -1,0 +1,85 @@
+"""The engine in the caller's own process: a store opened here (:class:`Memory`), for when no memory service
+runs (the CLI then works on the store itself; nothing else may open it meanwhile). Implements what
+:class:`~claude_memory.service.contract.Engine` asks of a host; the operations are the service's own."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from claude_memory import __version__, wire
+from claude_memory.config import claude_home as resolve_claude_home
+from claude_memory.core.paths import RuntimePaths
+from claude_memory.service.capture import Capture, HookPayload
+from claude_memory.service.contract import Progress
+from claude_memory.service.memory import Memory
+from claude_memory.service.recall import ContextParams, Recaller
+
+DEFAULT_SETTLE_SECONDS = 60.0  # `import --settle-seconds`: a transcript untouched this long is finished for now
+
+
+class LocalEngine:
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.paths = RuntimePaths(memory.data_dir)
+        self.started_at = datetime.now(UTC)
+
+    def close(self) -> None:
+        self.memory.close()
+
+    def ping(self) -> dict[str, Any]:
+        return {
+            "service": "claude-memory",
+            "version": __version__,
+            "protocol": wire.PROTOCOL_VERSION,
+            "pid": os.getpid(),
+            "data_dir": str(self.paths.data_dir),
+            "started_at": self.started_at.isoformat(timespec="seconds"),
+        }
+
+    def host_status(self) -> dict[str, Any]:
+        return {
+            "service": None,
+            "watcher": None,
+            "spool": wire.spool_state(self.paths),
+            "warnings": list(self.memory.warnings),
+        }
+
+    def import_history(
+        self, claude_home: str | None, project: str | None, settle_seconds: float | None, progress: Progress
+    ) -> dict[str, Any]:
+        home = resolve_claude_home(Path(claude_home) if claude_home else None)
+        settle = DEFAULT_SETTLE_SECONDS if settle_seconds is None else settle_seconds
+        plan = self.memory.plan_import(home, project, settle_seconds=settle)
+        progress.start("import", plan.pending_bytes())
+        return plan.run(progress.advance).to_json()
+
+    def wait_embedded(self, progress: Progress) -> int:
+        """Embed what is queued, here and now."""
+        memory = self.memory
+        if not memory.embedder.available:
+            return 0
+        pending = memory.embedding_status()["pending"]
+        if pending:
+            progress.start("embed", pending)
+        return memory.embed_pending(progress.advance)
+
+    def semantics_notes(self) -> list[str]:
+        return self.memory.warnings_for_semantics()
+
+    def hook(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
+        raise ValueError("Hooks are answered only by the memory service.")
+
+    def context(self, payload: dict[str, Any], budget: int) -> dict[str, Any]:
+        return Recaller(self.memory).context(ContextParams(payload=HookPayload.model_validate(payload), budget=budget))
+
+    def capture(self, payload: dict[str, Any]) -> dict[str, Any]:
+        return Capture(self.memory).apply(HookPayload.model_validate(payload))
+
+    def drain(self) -> None:
+        raise ValueError("The hook spool is applied only by the memory service.")
+
+    def shutdown(self) -> None:
+        raise ValueError("No memory service runs to shut down.")
