@@ -1,4 +1,5 @@
-"""Tests for claude_memory.core.privacy (SEED_SPEC §7)."""
+"""Tests for the privacy filter, claude_memory.core.privacy, and through it the modules it composes:
+private_sections, secrets (the rule table) and masking (SEED_SPEC §7)."""
 
 from __future__ import annotations
 

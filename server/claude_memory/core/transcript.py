@@ -28,8 +28,8 @@ import orjson
 
 from claude_memory.core import events as ev
 from claude_memory.core.events import ParsedEvent, SourceRef
-from claude_memory.core.injected import is_synthetic, safe_type_name, strip_injected, typed_command
 from claude_memory.core.lines import RawLine
+from claude_memory.core.machine_text import is_synthetic, safe_type_name, strip_injected, typed_command
 from claude_memory.core.toolfiles import files_touched
 
 # Line types Claude Code writes that carry no conversation content for memory.

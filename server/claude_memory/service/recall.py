@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from claude_memory.core import events as ev
 from claude_memory.core.citations import render
 from claude_memory.core.disclosure import DEFAULT_BUDGET, HIGH, SUGGESTED
-from claude_memory.core.injected import is_synthetic
 from claude_memory.core.injection import Recall, prompt_context, session_context, session_summary
+from claude_memory.core.machine_text import is_synthetic
 from claude_memory.service.capture import HookPayload, session_facts
 from claude_memory.service.memory import Memory
 from claude_memory.service.projects import ProjectResolver

@@ -3,6 +3,8 @@
 Claude Code writes a lot of machine text into user lines: system reminders, slash-command wrappers,
 local command output, background-task notifications, IDE context and - most important for us - the
 context that memory hooks (ours included) inject. Storing any of it would feed memory back into itself.
+(The text our hooks inject is written by ``claude_memory.core.injection``; this module only recognises
+such text when it comes back in a transcript.)
 """
 
 from __future__ import annotations
