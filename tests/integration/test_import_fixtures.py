@@ -158,12 +158,13 @@ def test_an_import_in_parts_reports_what_one_run_reports(fixtures_home: Path, tm
     between) and adds the parts' reports up: the sum must be the report of a single run."""
     found = discover(fixtures_home)
     parts = import_parts(found.files, 20_000)  # small parts: several files each, never a file split
-    assert len(parts) > 2 and [f for part in parts for f in part] == found.files
+    assert len(parts) > 2 and [f for part, _ in parts for f in part] == found.files
+    assert [size for _, size in parts] == [sum(f.path.stat().st_size for f in part) for part, _ in parts]
     with Memory(tmp_path / "whole") as memory:
         whole = memory.import_history(fixtures_home, settle_seconds=0).to_json()
     total = ImportReport(files_skipped=dict(found.skipped))
     with Memory(tmp_path / "parts") as memory:
-        for part in parts:
+        for part, _ in parts:
             total.merge(memory.import_files(part, settle_seconds=0))
         assert memory.stats()["events"] == whole["events"]["new"]
     summed = total.to_json()

@@ -5,7 +5,6 @@ the same errors whichever engine served it."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import duckdb
@@ -16,8 +15,6 @@ from claude_memory.service.contract import Engine, NoProgress, NotFound, Operati
 from claude_memory.service.worker import ServiceStopping
 from claude_memory.store.db import StoreBusyError, StoreError
 from claude_memory.wire import OpError
-
-log = logging.getLogger("claude_memory.service")
 
 
 def lookup(registry: Registry, method: str, *, in_service: bool) -> Operation[Any]:
@@ -45,7 +42,7 @@ def first_line(exc: BaseException) -> str:
 
 def op_error(exc: BaseException, internal: str) -> OpError:
     """The answer for a failed operation; ``internal`` is the sentence for an unexpected failure (it says
-    where the traceback was logged)."""
+    where the traceback was logged). Logging is the caller's: the service logs, the CLI only says it."""
     if isinstance(exc, OpError):
         return exc
     if isinstance(exc, ValidationError):
@@ -61,14 +58,10 @@ def op_error(exc: BaseException, internal: str) -> OpError:
     if isinstance(exc, StoreBusyError):
         return OpError(wire.BUSY, str(exc))
     if isinstance(exc, StoreError):
-        log.error("Store error: %s", exc)
         return OpError(wire.STORE, str(exc))
     if isinstance(exc, duckdb.Error):
-        log.exception("Store error")
         return OpError(wire.STORE, f"The memory store failed: {first_line(exc)}.")
     if isinstance(exc, OSError):
-        log.exception("System error")
         where = f" ({exc.filename})" if exc.filename else ""
         return OpError(wire.STORE, f"{exc.strerror or first_line(exc)}{where}.")
-    log.exception("Request failed")
     return OpError(wire.INTERNAL, internal)

@@ -248,7 +248,10 @@ class MemoryService:
                 result = self._call(lambda: op.run(self, parsed, progress), op.priority)
             return {"id": req_id, "result": result}
         except Exception as exc:
-            return {"id": req_id, "error": op_error(exc, self._internal_error()).to_json()}
+            error = op_error(exc, self._internal_error())
+            if error.code in (wire.STORE, wire.INTERNAL):
+                log.error("Request failed: %s", error, exc_info=exc)
+            return {"id": req_id, "error": error.to_json()}
 
     def _internal_error(self) -> str:
         return f"The memory service failed; see {self.paths.log_dir / 'service.log'}."
