@@ -42,6 +42,7 @@ from claude_memory.cli.plugin_setup import (
     read_plugin_state,
     same_path,
     settings_file,
+    unsupported_claude,
     validation_sentence,
 )
 
@@ -134,6 +135,9 @@ def check_claude(find: Callable[[], Path], version: Callable[[Path], str]) -> tu
         shown = version(claude)
     except SetupError as exc:
         return Check("claude", "error", f"{claude} does not run: {exc}"), None
+    too_old = unsupported_claude(shown, claude)
+    if too_old:
+        return Check("claude", "error", too_old), claude
     return Check("claude", "ok", f"Claude Code {shown} ({claude})."), claude
 
 

@@ -8,6 +8,13 @@ and benchmark data along (2.7 GB here). For a directory marketplace Claude Code 
 source folder (``readFromFolder``), so ``plugin/hooks/hooks.json`` reaches the hook launcher in the
 checkout's ``hooks/`` as ``${CLAUDE_PLUGIN_ROOT}/../hooks/claude-memory-hook``.
 
+Supported Claude Code: 2.1.197 (``MIN_CLAUDE_CODE``) and newer, tested with 2.1.197 and 2.1.330. Both run
+a directory marketplace's plugin from its source folder and write the same ``settings.json``,
+``plugins/installed_plugins.json`` and ``plugins/known_marketplaces.json`` (read here, never
+``claude plugin list --json``, whose keys differ: 2.1.197 has no ``readFromFolder``), so install,
+uninstall and doctor run the same commands on both; only doctor (and a line of install) asks
+``claude --version``, to name an older Claude Code.
+
 Installing runs Claude Code's own ``claude plugin marketplace add <root>`` and ``claude plugin install
 <plugin>@<marketplace>`` (user scope). When the checkout has no ``.venv`` holding the running
 interpreter, install also records that interpreter as ``CLAUDE_MEMORY_PYTHON`` in the ``env`` block of
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -62,6 +70,9 @@ HOOK_EVENTS: Final = frozenset(
         "Notification",
     }
 )
+# The oldest Claude Code verified to run the plugin (hooks, MCP server, commands; .ci/run tests it beside the
+# pinned 2.1.330). Older ones may reject hooks.json's newer events and are reported by doctor.
+MIN_CLAUDE_CODE: Final = (2, 1, 197)
 CLAUDE_TIMEOUT: Final = 600.0  # the claude CLI can be slow to start on a busy machine
 
 Status = Literal["ok", "warn", "error"]
@@ -96,10 +107,6 @@ class MarketplaceManifest(_Lenient):
 class InstallRecord(_Lenient):
     scope: str | None = None
     version: str | None = None
-
-
-class InstalledPlugins(_Lenient):
-    plugins: dict[str, list[InstallRecord]] = Field(default_factory=dict)
 
 
 class MarketplaceSource(_Lenient):
@@ -315,6 +322,26 @@ def claude_version(claude: Path) -> str:
     return first_line(out).split(" ")[0] or "unknown"
 
 
+def version_tuple(version: str) -> tuple[int, int, int] | None:
+    """``(2, 1, 197)`` from ``2.1.197`` (or ``2.1.197-beta``); None when it is not such a version."""
+    match = re.match(r"v?(\d+)\.(\d+)\.(\d+)", version.strip())
+    return (int(match[1]), int(match[2]), int(match[3])) if match else None
+
+
+def unsupported_claude(version: str, claude: Path | None = None) -> str | None:
+    """One sentence with the fix when Claude Code ``version`` (at ``claude``) is older than ``MIN_CLAUDE_CODE``;
+    None when it is supported, or when the version cannot be read (no claim then)."""
+    parsed = version_tuple(version)
+    if parsed is None or parsed >= MIN_CLAUDE_CODE:
+        return None
+    oldest = ".".join(str(n) for n in MIN_CLAUDE_CODE)
+    where = f" ({claude})" if claude is not None else ""
+    return (
+        f"Claude Code {version}{where} is older than {oldest}, the oldest version claude-memory supports: "
+        "update it with `claude update` (or `npm install -g @anthropic-ai/claude-code@latest`)."
+    )
+
+
 # ---------------------------------------------------------------------- Claude Code's state (read only)
 
 
@@ -339,6 +366,22 @@ def known_marketplaces_file(claude_dir: Path) -> Path:
     return claude_dir / "plugins" / "known_marketplaces.json"
 
 
+def install_records(installed: Mapping[str, Any], plugin_id: str) -> list[InstallRecord]:
+    """The install records of ``plugin_id`` in installed_plugins.json: a list of them (format version 2, what
+    every supported Claude Code writes) or one object (version 1). Other plugins' entries are not read, so
+    one Claude Code does not understand cannot hide ours."""
+    plugins = installed.get("plugins")
+    raw = plugins.get(plugin_id) if isinstance(plugins, dict) else None
+    items = raw if isinstance(raw, list) else [raw] if isinstance(raw, dict) else []
+    records: list[InstallRecord] = []
+    for item in items:
+        try:
+            records.append(InstallRecord.model_validate(item))
+        except ValidationError:
+            continue
+    return records
+
+
 def plugin_state(
     settings: Mapping[str, Any],
     installed: Mapping[str, Any],
@@ -348,10 +391,7 @@ def plugin_state(
     """Whether Claude Code has the plugin installed (user scope) and enabled, and where its marketplace
     points, from the contents of settings.json, plugins/installed_plugins.json and
     plugins/known_marketplaces.json."""
-    try:
-        records = InstalledPlugins.model_validate(installed).plugins.get(info.plugin_id, [])
-    except ValidationError:
-        records = []
+    records = install_records(installed, info.plugin_id)
     user = next((r for r in records if r.scope in (None, "user")), None)
     enabled_map = settings.get("enabledPlugins")
     enabled = isinstance(enabled_map, dict) and enabled_map.get(info.plugin_id) is True
@@ -456,8 +496,15 @@ class Outcome:
 
 
 def install(info: PluginInfo, claude: Path, claude_dir: Path, *, python: str, prefix: str) -> Outcome:
-    """Add the marketplace, install and enable the plugin, record the interpreter. Idempotent."""
+    """Add the marketplace, install and enable the plugin, record the interpreter. Idempotent. A Claude Code
+    older than ``MIN_CLAUDE_CODE`` gets a line saying so (the install itself is still tried)."""
     out = Outcome()
+    try:
+        too_old = unsupported_claude(claude_version(claude), claude)
+    except SetupError:
+        too_old = None  # the commands below say what is wrong with it
+    if too_old:
+        out.lines.append(too_old)
     state = read_plugin_state(claude_dir, info)
     if not state.marketplace_known or not same_path(state.marketplace_path, info.root):
         run_claude(claude, ["plugin", "marketplace", "add", str(info.root)])
