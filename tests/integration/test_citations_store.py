@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from claude_memory.core import citations
-from claude_memory.service.memory import ForgetSelector, Memory
+from claude_memory.core.filters import ForgetSelector
+from claude_memory.service.memory import Memory
 from claude_memory.store.citations import allocate_citations, assign_missing
 from claude_memory.store.keyword import KeywordFilters
 

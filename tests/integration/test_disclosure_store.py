@@ -21,7 +21,8 @@ from claude_memory.core.disclosure import (
     SmartSearch,
     estimate_tokens,
 )
-from claude_memory.service.memory import ForgetSelector, Memory
+from claude_memory.core.filters import ForgetSelector
+from claude_memory.service.memory import Memory
 from claude_memory.service.search import SearchHit
 from claude_memory.store.keyword import KeywordFilters
 

@@ -12,8 +12,9 @@ import duckdb
 import numpy as np
 import pytest
 
+from claude_memory.core.filters import ForgetSelector
 from claude_memory.core.ranking import NO_TIME, Facts, Scope, Weights, micros
-from claude_memory.service.memory import ForgetSelector, Memory
+from claude_memory.service.memory import Memory
 from claude_memory.store import db
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters

@@ -100,8 +100,8 @@ def test_a_crash_between_forget_and_the_file_rewrite_is_finished_at_the_next_ope
         memory.con.execute("SET force_compression = 'uncompressed'")
         memory.import_history(home, settle_seconds=0)
         (hit, *_follow_ups), _ = memory.search("zebraquokka", KeywordFilters(), 5)
-        sql, params = ForgetSelector(event_ids=(hit.event.id,)).sql()
-        assert memory.writer.forget(sql, params)[0] == 1  # committed; then the process "dies" before rewriting
+        # Committed; then the process "dies" before rewriting.
+        assert memory.writer.forget(ForgetSelector(event_ids=(hit.event.id,)))[0] == 1
         memory.con.execute("CHECKPOINT")
         assert b"zebraquokka" in raw_bytes(data)  # the deleted text is still in freed blocks
     with Memory(data) as memory:  # the next open finishes the job
@@ -210,8 +210,8 @@ def test_a_crash_between_forget_and_the_index_update_is_repaired_at_the_next_ope
 ) -> None:
     _, data, event_id, labels, vectors = _embedded_home(tmp_path)
     with Memory(data) as memory:
-        sql, params = ForgetSelector(event_ids=(event_id,)).sql()
-        assert memory.writer.forget(sql, params)[0] == 1  # committed; the process "dies" before the index update
+        # Committed; the process "dies" before the index update.
+        assert memory.writer.forget(ForgetSelector(event_ids=(event_id,)))[0] == 1
     assert _live(_saved_index(data), labels["doomed"][0])  # the stale index still holds the forgotten vector
     _assert_vectors_gone(data, event_id, labels, vectors)
     assert vectors[labels["doomed"][0]] not in (data / INDEX_FILE).read_bytes()

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from claude_memory.core.filters import ForgetSelector
 from claude_memory.core.tokens import QueryTokenizer
-from claude_memory.service.memory import ForgetSelector, Memory
+from claude_memory.service.memory import Memory
 from claude_memory.store import keyword, postings
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters

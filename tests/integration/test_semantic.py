@@ -10,9 +10,11 @@ import hnswlib
 import numpy as np
 import pytest
 
-from claude_memory.service.embedding import MAX_ATTEMPTS, EmbeddingWorker
-from claude_memory.service.memory import ForgetSelector, Memory
+from claude_memory.core.filters import ForgetSelector
+from claude_memory.service.embedding import EmbeddingWorker
+from claude_memory.service.memory import Memory
 from claude_memory.service.semantic import similarities
+from claude_memory.store.embedding_queue import MAX_ATTEMPTS
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, VectorIndex

@@ -191,3 +191,17 @@ def test_every_module_imports() -> None:
         if name.endswith("__main__"):
             continue
         importlib.import_module(name)
+
+
+def test_the_contract_loads_without_the_store() -> None:
+    """The MCP and language servers import the operations' models: that must not load DuckDB, the vector
+    index or the model (checked in a fresh interpreter)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, claude_memory.service.operations, claude_memory.client.transport; "
+        "print(sorted(m for m in ('duckdb', 'hnswlib', 'fastembed', 'pyarrow', 'numpy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

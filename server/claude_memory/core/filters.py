@@ -1,5 +1,6 @@
-"""Which events a query, a history listing or a session listing looks at: project, session, event types
-and a time range. Plain data; the store turns it into SQL (:func:`claude_memory.store.keyword.filter_sql`)."""
+"""Which events a query, a history listing or a session listing looks at (project, session, event types and a
+time range), and which a forget removes. Plain data; the store turns them into SQL
+(:func:`claude_memory.store.keyword.filter_sql`, :func:`claude_memory.store.forget.selected_ids_sql`)."""
 
 from __future__ import annotations
 
@@ -14,3 +15,16 @@ class EventFilters:
     types: tuple[str, ...] = ()
     since: datetime | None = None
     until: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetSelector:
+    """Events to forget: all criteria given must hold."""
+
+    event_ids: tuple[int, ...] = ()
+    session_id: str | None = None
+    project: str | None = None
+    before: datetime | None = None
+
+    def is_empty(self) -> bool:
+        return not (self.event_ids or self.session_id or self.project or self.before)

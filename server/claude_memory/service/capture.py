@@ -30,6 +30,7 @@ from claude_memory.service.discovery import transcript_file
 from claude_memory.service.importer import prepare_event
 from claude_memory.service.memory import Memory
 from claude_memory.service.projects import ProjectResolver
+from claude_memory.store import queries, sessions
 from claude_memory.store.db import from_store_time
 from claude_memory.store.writer import SessionInfo
 
@@ -120,7 +121,7 @@ class Capture:
 
     def _tool(self, payload: HookPayload) -> int:
         key = f"tool:{payload.session_id}:{payload.tool_use_id}"
-        if self._exists(event_id_for(key)):
+        if queries.event_known(self.memory.con, event_id_for(key)):
             return 0  # the transcript had it already (or this capture was applied before)
         name = payload.tool_name or ""
         failed = payload.hook_event_name == "PostToolUseFailure"
@@ -150,14 +151,6 @@ class Capture:
         session = SessionInfo(payload.session_id, event.project, event.cwd, path or None)
         return sum(self.memory.writer.append([event], sessions=[session]).values())
 
-    def _exists(self, event_id: int) -> bool:
-        con = self.memory.con
-        row = con.execute(
-            "SELECT (SELECT count(*) FROM events WHERE id = ?) + (SELECT count(*) FROM tombstones WHERE event_id = ?)",
-            [event_id, event_id],
-        ).fetchone()
-        return bool(row and row[0])
-
     def end_session(self, session_id: str, reason: str | None) -> bool:
         """Write the session's rule-based summary (replacing an earlier one). False if it has no events."""
         facts = session_facts(self.memory, session_id)
@@ -169,22 +162,19 @@ class Capture:
 
 def session_facts(memory: Memory, session_id: str) -> SessionFacts | None:
     """What the store holds about a session, for its summary; None when it has no events."""
-    con = memory.con
-    rows = con.execute(
-        "SELECT type, text, tool_name, files, ts FROM events WHERE session_id = ? ORDER BY seq", [session_id]
-    ).fetchall()
-    if not rows:
+    events = sessions.session_events(memory.con, session_id)
+    if not events:
         return None
-    touched: Counter[str] = Counter(f for r in rows for f in (r[3] or []))
-    meta = con.execute("SELECT title, project FROM sessions WHERE session_id = ?", [session_id]).fetchone()
-    times = [r[4] for r in rows if r[4] is not None]
+    touched: Counter[str] = Counter(f for e in events for f in e.files)
+    heading = sessions.session_heading(memory.con, session_id)
+    times = [e.ts for e in events if e.ts is not None]
     return SessionFacts(
-        title=meta[0] if meta else None,
-        project=meta[1] if meta else None,
+        title=heading.title if heading else None,
+        project=heading.project if heading else None,
         first_ts=from_store_time(min(times)) if times else None,
         last_ts=from_store_time(max(times)) if times else None,
-        prompts=tuple(str(r[1]) for r in rows if r[0] == ev.USER_PROMPT),
-        counts=Counter(str(r[0]) for r in rows),
-        tools=Counter(str(r[2]) for r in rows if r[0] == ev.TOOL_USE and r[2]),
+        prompts=tuple(e.text for e in events if e.type == ev.USER_PROMPT),
+        counts=Counter(e.type for e in events),
+        tools=Counter(e.tool_name for e in events if e.type == ev.TOOL_USE and e.tool_name),
         files=tuple(f for f, _ in touched.most_common(6)),
     )

@@ -27,8 +27,8 @@ from claude_memory.core.privacy import PrivacyFilter, PrivacyReport
 from claude_memory.core.transcript import LineIssue, TranscriptParser
 from claude_memory.service.discovery import TranscriptFile
 from claude_memory.service.projects import ProjectResolver
-from claude_memory.store import keyword
-from claude_memory.store.writer import Checkpoint, EventWriter, SessionInfo, SubagentInfo
+from claude_memory.store.checkpoints import Checkpoint, load_checkpoints
+from claude_memory.store.writer import EventWriter, SessionInfo, SubagentInfo
 
 HEAD_BYTES = 1024
 MAX_REPORTED_ISSUES = 200
@@ -148,7 +148,6 @@ class Importer:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.writer = writer
-        self.con = writer.con
         self.privacy = privacy
         self.options = options or ImportOptions()
         self.clock = clock
@@ -162,15 +161,9 @@ class Importer:
 
     # ------------------------------------------------------------------ planning
 
-    def _load_checkpoints(self) -> dict[str, Checkpoint]:
-        rows = self.con.execute(
-            "SELECT path, device, inode, head_hash, size, byte_offset, line_no FROM ingest_checkpoints"
-        ).fetchall()
-        return {row[0]: Checkpoint(*row) for row in rows}
-
     def pending_bytes(self, files: list[TranscriptFile]) -> int:
         """Bytes a run would read (for a progress bar)."""
-        known = self._load_checkpoints()
+        known = load_checkpoints(self.writer.con)
         total = 0
         for f in files:
             try:
@@ -183,7 +176,7 @@ class Importer:
 
     def changed(self, files: list[TranscriptFile]) -> list[TranscriptFile]:
         """The files an import would read something from: new, grown past their checkpoint, or replaced."""
-        known = self._load_checkpoints()
+        known = load_checkpoints(self.writer.con)
         out: list[TranscriptFile] = []
         for f in files:
             try:
@@ -203,12 +196,12 @@ class Importer:
         connection until the run ends."""
         report = ImportReport(files_found=len(files))
         started = time.perf_counter()
-        orphans = keyword.drop_orphans(self.writer.con)
+        orphans = self.writer.drop_keyword_orphans()
         if orphans:
             report.notes.append(
                 f"Removed {orphans} keyword postings an interrupted write had left without their events."
             )
-        self._known = self._load_checkpoints()
+        self._known = load_checkpoints(self.writer.con)
         self._background = _BackgroundWriter(self.writer)
         try:
             for f in files:

@@ -10,7 +10,6 @@ import os
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -28,6 +27,7 @@ from claude_memory.core.disclosure import (
     Timeline,
     pack,
 )
+from claude_memory.core.filters import ForgetSelector
 from claude_memory.core.privacy import PrivacyFilter
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service import disclosure
@@ -37,7 +37,7 @@ from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.search import Retrieval, SearchHit, search
-from claude_memory.store import db, files, queries
+from claude_memory.store import db, files, forget, queries
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.keyword import KeywordFilters
@@ -45,37 +45,6 @@ from claude_memory.store.postings import PostingsIndex
 from claude_memory.store.queries import StoredEvent
 from claude_memory.store.vector_index import VectorIndex
 from claude_memory.store.writer import Changes, EventWriter
-
-
-@dataclass(frozen=True, slots=True)
-class ForgetSelector:
-    event_ids: tuple[int, ...] = ()
-    session_id: str | None = None
-    project: str | None = None
-    before: datetime | None = None
-
-    def is_empty(self) -> bool:
-        return not (self.event_ids or self.session_id or self.project or self.before)
-
-    def sql(self) -> tuple[str, list[object]]:
-        """A SELECT of the ids of every event matching all given criteria."""
-        clauses: list[str] = []
-        params: list[object] = []
-        if self.event_ids:
-            clauses.append("id IN (SELECT unnest(?))")
-            params.append(list(self.event_ids))
-        if self.session_id:
-            clauses.append("session_id = ?")
-            params.append(self.session_id)
-        if self.project:
-            clauses.append("project = ?")
-            params.append(self.project)
-        if self.before:
-            clauses.append("ts < ?")
-            params.append(self.before)
-        if not clauses:
-            raise ValueError("A forget selector needs at least one criterion.")
-        return f"SELECT id FROM events WHERE {' AND '.join(clauses)}", params
 
 
 @dataclass(slots=True)
@@ -359,21 +328,18 @@ class Memory:
         citation = citations.parse(found.citation) if found.citation else None
         if citation is None:
             return found
-        queries.record_citation_use(self.con, citation, via)
+        self.writer.record_citation_uses([citation], via)
         return replace(found, citation_uses=queries.citation_uses(self.con, citation))
 
     # ------------------------------------------------------------------ forget
 
     def count_matching(self, selector: ForgetSelector) -> int:
-        sql, params = selector.sql()
-        row = self.con.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()
-        return int(row[0]) if row else 0
+        return forget.count_matching(self.con, selector)
 
     def forget(self, selector: ForgetSelector) -> int:
         """Delete the selected events everywhere, then rewrite the database file so that no copy of
         their text survives in freed blocks."""
-        sql, params = selector.sql()
-        count, labels = self.writer.forget(sql, params)
+        count, labels = self.writer.forget(selector)
         if count:
             self.writer.refresh_projects()
             index = self.vector_index()

@@ -21,7 +21,7 @@ from claude_memory.core.machine_text import is_synthetic
 from claude_memory.service.capture import HookPayload, session_facts
 from claude_memory.service.memory import Memory
 from claude_memory.service.projects import ProjectResolver
-from claude_memory.store import queries
+from claude_memory.store import queries, sessions
 from claude_memory.store.db import from_store_time
 from claude_memory.store.keyword import KeywordFilters
 
@@ -68,7 +68,7 @@ class Recaller:
 
     def record_uses(self, citations: list[str]) -> None:
         """Count the citations a context answer injected as used (the service does it after answering)."""
-        queries.record_citation_uses(self.memory.con, [c.removeprefix("mem:") for c in citations], "hook")
+        self.memory.writer.record_citation_uses([c.removeprefix("mem:") for c in citations], "hook")
 
     def _session_start(self, payload: HookPayload, project: str | None, budget: int) -> dict[str, Any]:
         if project is None:
@@ -88,17 +88,12 @@ class Recaller:
 
     def _last_summary(self, project: str, current: str) -> str | None:
         """The project's latest other session: its SessionEnd summary, else one made from its events now."""
-        con = self.memory.con
-        row = con.execute(
-            "SELECT s.session_id, e.summary FROM sessions s LEFT JOIN session_ends e USING (session_id) "
-            "WHERE s.project = ? AND s.session_id <> ? ORDER BY s.last_ts DESC NULLS LAST LIMIT 1",
-            [project, current],
-        ).fetchone()
-        if row is None:
+        last = sessions.last_other_session(self.memory.con, project, current)
+        if last is None:
             return None
-        if row[1]:
-            return str(row[1])
-        return self._summarise(str(row[0]))
+        if last.summary:
+            return last.summary
+        return self._summarise(last.session_id)
 
     def _summarise(self, session_id: str) -> str | None:
         facts = session_facts(self.memory, session_id)

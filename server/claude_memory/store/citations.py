@@ -1,4 +1,5 @@
-"""Allocate citations (``mem:`` ids) against everything already issued, and resolve them."""
+"""Allocate citations (``mem:`` ids) against everything already issued: for the events the writer
+appends, and once, when the store is opened, for events stored before citations existed."""
 
 from __future__ import annotations
 

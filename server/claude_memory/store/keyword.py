@@ -13,6 +13,9 @@ keep our own postings in two tables, tokenised and stemmed in SQL with the FTS e
 :func:`search` scores in SQL and is the reference: the service searches the same postings loaded into
 memory (:mod:`claude_memory.store.postings`, 1-3 ms instead of 16-23 ms per query at 100k events), which
 must rank exactly as it does (``tests/integration/test_postings_memory.py``).
+
+The statements that change the postings (:func:`stage_tokens`, :func:`index_staged`, :func:`delete`,
+:func:`drop_orphans`, :func:`merge`) are run only by the writer (:mod:`claude_memory.store.writer`).
 """
 
 from __future__ import annotations

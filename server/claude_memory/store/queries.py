@@ -10,7 +10,7 @@ from typing import Any
 import duckdb
 
 from claude_memory.core.citations import render
-from claude_memory.store.db import from_store_time, utc_now
+from claude_memory.store.db import from_store_time
 from claude_memory.store.keyword import KeywordFilters, filter_sql
 
 _EVENT_COLUMNS = (
@@ -198,6 +198,15 @@ def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     }
 
 
+def event_known(con: duckdb.DuckDBPyConnection, event_id: int) -> bool:
+    """True if the event is stored, or was forgotten (a tombstone keeps its id)."""
+    row = con.execute(
+        "SELECT (SELECT count(*) FROM events WHERE id = ?) + (SELECT count(*) FROM tombstones WHERE event_id = ?)",
+        [event_id, event_id],
+    ).fetchone()
+    return bool(row and row[0])
+
+
 def event_by_citation(con: duckdb.DuckDBPyConnection, citation: str) -> StoredEvent | None:
     row = con.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE citation = ?", [citation]).fetchone()
     return _row_to_event(row) if row else None
@@ -230,19 +239,6 @@ def generation(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
         "(SELECT next_label FROM label_counter)"
     ).fetchone()
     return (int(row[0]), int(row[1]), int(row[2] or 0)) if row else (0, 0, 0)
-
-
-def record_citation_use(con: duckdb.DuckDBPyConnection, citation: str, via: str) -> None:
-    record_citation_uses(con, [citation], via)
-
-
-def record_citation_uses(con: duckdb.DuckDBPyConnection, citations: list[str], via: str) -> None:
-    """Count one use of each citation (bare ids, without ``mem:``), in one statement: each costs a commit."""
-    if not citations:
-        return
-    now = utc_now()
-    rows = ", ".join(["(?, ?, ?)"] * len(citations))
-    con.execute(f"INSERT INTO citation_uses VALUES {rows}", [v for c in citations for v in (c, now, via)])
 
 
 def citation_uses(con: duckdb.DuckDBPyConnection, citation: str) -> int:

@@ -1,32 +1,33 @@
-"""The single writer: appends events, their keyword postings, sessions and checkpoints atomically."""
+"""The single writer: every write to a running store goes through :class:`EventWriter`.
+
+It appends events with their keyword postings, embedding-queue rows, sessions, subagents and checkpoints
+atomically; stores embedded chunks and their vectors (or marks a failed attempt); records citation uses
+and session summaries; rebuilds the project registry; merges and repairs the keyword index (whose
+statements live in :mod:`claude_memory.store.keyword`, called only from here); and forgets events. Only
+opening the store writes without it (:mod:`claude_memory.store.db`: migrations, citations for events
+stored before they existed, and the file rewrite that finishes a forget).
+"""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from claude_memory.core.events import ParsedEvent
-from claude_memory.store import keyword, traits
+from claude_memory.core.filters import ForgetSelector
+from claude_memory.store import arrow, keyword, traits
+from claude_memory.store.arrow import arrow_view, id_table
+from claude_memory.store.checkpoints import Checkpoint
 from claude_memory.store.citations import allocate_citations
 from claude_memory.store.db import transaction, utc_now
-
-
-@dataclass(slots=True)
-class Checkpoint:
-    path: str
-    device: int
-    inode: int
-    head_hash: str
-    size: int
-    byte_offset: int
-    line_no: int
+from claude_memory.store.embedding_queue import Chunk
+from claude_memory.store.forget import selected_ids_sql
 
 
 @dataclass(slots=True)
@@ -47,85 +48,6 @@ class SubagentInfo:
     agent_type: str | None
     description: str | None
     transcript: str
-
-
-_EVENT_SCHEMA = pa.schema(
-    [
-        ("pos", pa.int64()),
-        ("id", pa.int64()),
-        ("dedupe_key", pa.string()),
-        ("type", pa.string()),
-        ("session_id", pa.string()),
-        ("project", pa.string()),
-        ("agent_id", pa.string()),
-        ("is_sidechain", pa.bool_()),
-        ("ts", pa.string()),
-        ("text", pa.string()),
-        ("message_id", pa.string()),
-        ("tool_name", pa.string()),
-        ("tool_use_id", pa.string()),
-        ("files", pa.list_(pa.string())),
-        ("cwd", pa.string()),
-        ("git_branch", pa.string()),
-        ("source_path", pa.string()),
-        ("line_start", pa.int32()),
-        ("line_end", pa.int32()),
-        ("byte_start", pa.int64()),
-        ("byte_end", pa.int64()),
-        ("source_uuid", pa.string()),
-        ("metadata", pa.string()),
-    ]
-)
-
-
-def _event_table(events: Sequence[ParsedEvent]) -> pa.Table:
-    cols: dict[str, list[Any]] = {name: [] for name in _EVENT_SCHEMA.names}
-    for pos, e in enumerate(events):
-        src = e.source
-        for name, value in (
-            ("pos", pos),
-            ("id", e.event_id),
-            ("dedupe_key", e.dedupe_key),
-            ("type", e.type),
-            ("session_id", e.session_id),
-            ("project", e.project),
-            ("agent_id", e.agent_id),
-            ("is_sidechain", e.is_sidechain),
-            ("ts", e.timestamp),
-            ("text", e.text),
-            ("message_id", e.message_id),
-            ("tool_name", e.tool_name),
-            ("tool_use_id", e.tool_use_id),
-            ("files", e.files or None),
-            ("cwd", e.cwd),
-            ("git_branch", e.git_branch),
-            ("source_path", src.path),
-            ("line_start", src.line_start),
-            ("line_end", src.line_end),
-            ("byte_start", src.byte_start),
-            ("byte_end", src.byte_end),
-            ("source_uuid", src.uuid),
-            ("metadata", json.dumps(e.metadata, ensure_ascii=False, sort_keys=True) if e.metadata else None),
-        ):
-            cols[name].append(value)
-    return pa.table(cols, schema=_EVENT_SCHEMA)
-
-
-_SESSION_SCHEMA = pa.schema(
-    [(n, pa.string()) for n in ("session_id", "project", "cwd", "title", "git_branch", "cc_version", "transcript")]
-)
-_SUBAGENT_SCHEMA = pa.schema(
-    [(n, pa.string()) for n in ("session_id", "agent_id", "agent_type", "description", "transcript")]
-)
-_CHECKPOINT_SCHEMA = pa.schema(
-    [("path", pa.string()), ("device", pa.int64()), ("inode", pa.int64()), ("head_hash", pa.string())]
-    + [(n, pa.int64()) for n in ("size", "byte_offset", "line_no")]
-)
-
-
-def _table(items: Sequence[Any], schema: pa.Schema) -> pa.Table:
-    """An Arrow table of dataclass instances, one column per schema field (an attribute of the same name)."""
-    return pa.table({name: [getattr(item, name) for item in items] for name in schema.names}, schema=schema)
 
 
 _INSERT_EVENTS = f"""
@@ -182,7 +104,7 @@ class EventWriter:
             unique.setdefault(event.dedupe_key, event)
         con = self.con
         now = utc_now()
-        con.register("batch", _event_table(list(unique.values())))
+        con.register("batch", arrow.event_table(list(unique.values())))
         try:
             with transaction(con):
                 con.execute(
@@ -223,7 +145,7 @@ class EventWriter:
         """Insert or update sessions; their time span grows with the events just inserted."""
         if not sessions:
             return
-        self.con.register("session_rows", _table(sessions, _SESSION_SCHEMA))
+        self.con.register("session_rows", arrow.dataclass_table(sessions, arrow.SESSION_SCHEMA))
         self.con.execute(
             """
             INSERT INTO sessions
@@ -249,13 +171,13 @@ class EventWriter:
     def _upsert_subagents(self, subagents: list[SubagentInfo]) -> None:
         if not subagents:
             return
-        self.con.register("agent_rows", _table(subagents, _SUBAGENT_SCHEMA))
+        self.con.register("agent_rows", arrow.dataclass_table(subagents, arrow.SUBAGENT_SCHEMA))
         self.con.execute("INSERT OR REPLACE INTO subagents SELECT * FROM agent_rows")
 
     def _save_checkpoints(self, checkpoints: list[Checkpoint], now: datetime) -> None:
         if not checkpoints:
             return
-        self.con.register("checkpoint_rows", _table(checkpoints, _CHECKPOINT_SCHEMA))
+        self.con.register("checkpoint_rows", arrow.dataclass_table(checkpoints, arrow.CHECKPOINT_SCHEMA))
         self.con.execute("INSERT OR REPLACE INTO ingest_checkpoints SELECT *, ? FROM checkpoint_rows", [now])
 
     def refresh_projects(self) -> None:
@@ -273,6 +195,53 @@ class EventWriter:
             return keyword.merge(self.con)
         return 0
 
+    def drop_keyword_orphans(self) -> int:
+        """Delete keyword postings an interrupted write left without their events; returns how many."""
+        return keyword.drop_orphans(self.con)
+
+    def record_citation_uses(self, citations: Sequence[str], via: str) -> None:
+        """Count one use of each citation (bare ids, without ``mem:``) by the face ``via``, in one
+        statement: each costs a commit."""
+        if not citations:
+            return
+        now = utc_now()
+        rows = ", ".join(["(?, ?, ?)"] * len(citations))
+        self.con.execute(f"INSERT INTO citation_uses VALUES {rows}", [v for c in citations for v in (c, now, via)])
+
+    def add_embeddings(
+        self, event_ids: Sequence[int], chunks: Sequence[Chunk], new_hashes: Sequence[str], new_vectors: np.ndarray
+    ) -> list[int]:
+        """In one transaction: store the vectors of chunk texts not embedded before (``new_vectors`` row i
+        belongs to ``new_hashes[i]``), the chunks of ``event_ids`` under newly allocated index labels, and
+        take those events off the embedding queue. Returns the chunks' labels, in order."""
+        con = self.con
+        with transaction(con):
+            row = con.execute("SELECT next_label FROM label_counter").fetchone()
+            first_label = int(row[0]) if row else 0
+            labels = list(range(first_label, first_label + len(chunks)))
+            con.execute("UPDATE label_counter SET next_label = ?", [first_label + len(chunks)])
+            if new_hashes:
+                with arrow_view(con, "new_vectors", arrow.vector_table(new_hashes, new_vectors)):
+                    con.execute("INSERT OR IGNORE INTO vectors SELECT content_hash, vector FROM new_vectors")
+            with arrow_view(con, "new_chunks", arrow.chunk_table(labels, chunks)):
+                con.execute("INSERT INTO chunks SELECT * FROM new_chunks")
+            with arrow_view(con, "done_events", id_table(list(event_ids))):
+                con.execute("DELETE FROM embed_queue WHERE event_id IN (SELECT id FROM done_events)")
+        self.changes.bump()
+        return labels
+
+    def embedding_failed(self, event_ids: Sequence[int], reason: str) -> None:
+        """Count a failed embedding attempt for these queued events and back their retry off
+        exponentially (30 s, 1 min, 2 min, ...)."""
+        con = self.con
+        with arrow_view(con, "failed_events", id_table(list(event_ids))), transaction(con):
+            con.execute(
+                "UPDATE embed_queue SET attempts = attempts + 1, last_error = ?, "
+                "not_before = ? + to_seconds(30 * pow(2, attempts)::BIGINT) "
+                "WHERE event_id IN (SELECT id FROM failed_events)",
+                [reason, utc_now()],
+            )
+
     def end_session(self, session_id: str, reason: str | None, summary: str) -> None:
         """Record (or replace) the rule-based summary written when Claude Code ends a session."""
         self.con.execute(
@@ -280,10 +249,11 @@ class EventWriter:
             [session_id, utc_now(), reason, summary],
         )
 
-    def forget(self, ids_sql: str, params: Sequence[object]) -> tuple[int, list[int]]:
-        """Delete the events selected by ``ids_sql`` (a SELECT of ids) from the store, the keyword index
-        and the vectors, leaving a content-free tombstone per event so a re-import does not bring them
-        back. Returns how many events went, and the vector-index labels of their chunks."""
+    def forget(self, selector: ForgetSelector) -> tuple[int, list[int]]:
+        """Delete the events ``selector`` matches from the store, the keyword index and the vectors,
+        leaving a content-free tombstone per event so a re-import does not bring them back. Returns how
+        many events went, and the vector-index labels of their chunks."""
+        ids_sql, params = selected_ids_sql(selector)
         con = self.con
         now = utc_now()
         with transaction(con):

@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import Field
 
+from claude_memory.core.filters import ForgetSelector
 from claude_memory.service.contract import Engine, NotFound, Params, Progress, Result, operation
-from claude_memory.service.memory import ForgetSelector
 from claude_memory.service.operations.common import project_arg
 
 

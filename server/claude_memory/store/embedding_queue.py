@@ -1,0 +1,73 @@
+"""The embedding outbox's reads: the events due for embedding, the vectors already stored for chunk
+texts, and the queue's counts. An event is queued in the transaction that stores it; the writer
+(:meth:`claude_memory.store.writer.EventWriter.add_embeddings`, ``embedding_failed``) takes it off the
+queue with its chunks, or marks a failed attempt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import duckdb
+import pyarrow as pa
+
+from claude_memory.store.arrow import arrow_view
+from claude_memory.store.db import utc_now
+
+MAX_ATTEMPTS: Final = 5  # after this many failed attempts an event stays queued as failed
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedEvent:
+    event_id: int
+    text: str
+    type: str
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One chunk of an event's text, by the hash of the model id and the text (its vector's key)."""
+
+    event_id: int
+    chunk_no: int
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class QueueCounts:
+    pending: int
+    failed: int
+    embedded_events: int
+    vectors: int
+
+
+def due(con: duckdb.DuckDBPyConnection, limit: int) -> list[QueuedEvent]:
+    """Up to ``limit`` queued events whose retry time has come, oldest stored first."""
+    rows = con.execute(
+        "SELECT q.event_id, e.text, e.type FROM embed_queue q JOIN events e ON e.id = q.event_id "
+        "WHERE q.attempts < ? AND (q.not_before IS NULL OR q.not_before <= ?) ORDER BY e.seq LIMIT ?",
+        [MAX_ATTEMPTS, utc_now(), limit],
+    ).fetchall()
+    return [QueuedEvent(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+
+def known_vectors(con: duckdb.DuckDBPyConnection, hashes: list[str]) -> dict[str, list[float]]:
+    """The stored vectors of those chunk hashes that have one."""
+    with arrow_view(con, "wanted_hashes", pa.table({"h": pa.array(hashes, pa.string())})):
+        rows = con.execute(
+            "SELECT content_hash, vector FROM vectors WHERE content_hash IN (SELECT h FROM wanted_hashes)"
+        ).fetchall()
+    return {str(r[0]): r[1] for r in rows}
+
+
+def queue_counts(con: duckdb.DuckDBPyConnection) -> QueueCounts:
+    def one(sql: str, *params: object) -> int:
+        row = con.execute(sql, list(params)).fetchone()
+        return int(row[0]) if row else 0
+
+    return QueueCounts(
+        pending=one("SELECT count(*) FROM embed_queue WHERE attempts < ?", MAX_ATTEMPTS),
+        failed=one("SELECT count(*) FROM embed_queue WHERE attempts >= ?", MAX_ATTEMPTS),
+        embedded_events=one("SELECT count(DISTINCT event_id) FROM chunks"),
+        vectors=one("SELECT count(*) FROM vectors"),
+    )
