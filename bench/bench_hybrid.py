@@ -38,11 +38,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from claude_memory.core.filters import EventFilters
 from claude_memory.service import search as search_module
 from claude_memory.service.memory import Memory
 from claude_memory.store import keyword as keyword_module
 from claude_memory.store.embedder import MODEL_PATH_ENV
-from claude_memory.store.keyword import KeywordFilters
 from common import BENCH, OUT, corpus_queries, machine, percentile
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -243,12 +243,12 @@ def measure(
     with parts.installed(memory):
         for _, q, project in flat[:warmup]:  # warm-up: not counted
             for mode in MODES:
-                memory.search(q, KeywordFilters(project=project), 10, mode=mode)
+                memory.search(q, EventFilters(project=project), 10, mode=mode)
         parts.current.clear()
         for turn, (kind, q, project) in enumerate(flat):
             for mode in MODES[turn % 3 :] + MODES[: turn % 3]:
                 started = time.perf_counter()
-                found, meta = memory.search(q, KeywordFilters(project=project), 10, mode=mode)
+                found, meta = memory.search(q, EventFilters(project=project), 10, mode=mode)
                 ms = (time.perf_counter() - started) * 1000
                 hits[mode] += bool(found)
                 degraded[mode] += "degraded" in meta
@@ -314,7 +314,7 @@ def main() -> None:
         memory.vector_index()
         index_load = time.perf_counter() - started
         started = time.perf_counter()
-        memory.search("warm", KeywordFilters(), 10, mode="keyword")  # loads the event map and the BM25 postings
+        memory.search("warm", EventFilters(), 10, mode="keyword")  # loads the event map and the BM25 postings
         first_search = time.perf_counter() - started
         queries = {
             "words": corpus_queries(memory.con, args.queries, random.Random(42)),

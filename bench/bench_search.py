@@ -18,11 +18,11 @@ import json
 import random
 import time
 
+from claude_memory.core.filters import EventFilters
 from claude_memory.service.memory import Memory
 from claude_memory.service.search import CANDIDATES
 from claude_memory.store import keyword
 from claude_memory.store.eventmap import EventMap
-from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.postings import PostingsIndex
 from common import OUT, corpus_queries, machine, percentile
 
@@ -44,19 +44,19 @@ def main() -> None:
         index.refresh(memory.con, events.refresh(memory.con))
         load_seconds = time.perf_counter() - started
         for q, project in queries[:20]:  # warm-up
-            memory.search(q, KeywordFilters(project=project), 10, mode="keyword")
+            memory.search(q, EventFilters(project=project), 10, mode="keyword")
         timings: dict[str, list[float]] = {"all": [], "unscoped": [], "project_scoped": []}
         hits = 0
         for q, project in queries:
             started = time.perf_counter()
-            results, _ = memory.search(q, KeywordFilters(project=project), 10, mode="keyword")
+            results, _ = memory.search(q, EventFilters(project=project), 10, mode="keyword")
             ms = (time.perf_counter() - started) * 1000
             hits += bool(results)
             timings["all"].append(ms)
             timings["project_scoped" if project else "unscoped"].append(ms)
         bm25: dict[str, list[float]] = {"in_memory": [], "sql_reference": []}
         for q, project in queries:
-            terms, filters = memory.tokenizer.terms(q), KeywordFilters(project=project)
+            terms, filters = memory.tokenizer.terms(q), EventFilters(project=project)
             started = time.perf_counter()
             index.search(terms, filters, CANDIDATES, events)
             bm25["in_memory"].append((time.perf_counter() - started) * 1000)

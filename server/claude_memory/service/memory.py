@@ -27,7 +27,7 @@ from claude_memory.core.disclosure import (
     Timeline,
     pack,
 )
-from claude_memory.core.filters import ForgetSelector
+from claude_memory.core.filters import EventFilters, ForgetSelector
 from claude_memory.core.privacy import PrivacyFilter
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service import disclosure
@@ -40,7 +40,6 @@ from claude_memory.service.search import Retrieval, SearchHit, search
 from claude_memory.store import db, files, forget, queries
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
-from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.postings import PostingsIndex
 from claude_memory.store.queries import StoredEvent
 from claude_memory.store.vector_index import VectorIndex
@@ -134,7 +133,7 @@ class Memory:
     # ------------------------------------------------------------------ queries
 
     def search(
-        self, query: str, filters: KeywordFilters, limit: int, mode: str = "hybrid"
+        self, query: str, filters: EventFilters, limit: int, mode: str = "hybrid"
     ) -> tuple[list[SearchHit], dict[str, Any]]:
         retrieval = Retrieval(self.tokenizer, events=self._events, postings=self._postings, changes=self.changes.count)
         if mode != "keyword":
@@ -180,7 +179,7 @@ class Memory:
         """Rebuild the vector index from the store; returns how many vectors it holds."""
         return self.vector_index().rebuild(self.con)
 
-    def history(self, filters: KeywordFilters, limit: int) -> list[StoredEvent]:
+    def history(self, filters: EventFilters, limit: int) -> list[StoredEvent]:
         return queries.history(self.con, filters, limit)
 
     def sessions(self, project: str | None, limit: int) -> list[dict[str, Any]]:
@@ -247,7 +246,7 @@ class Memory:
         current = generation if generation is not None else queries.generation(self.con)
         return self.layer_cache.get(current, layer, key, compute)
 
-    def index(self, query: str, filters: KeywordFilters, limit: int = 10, mode: str = "hybrid") -> SearchIndex:
+    def index(self, query: str, filters: EventFilters, limit: int = 10, mode: str = "hybrid") -> SearchIndex:
         """Layer 1: one entry per hit (citation, one-line summary, score, confidence, type, time, session,
         project) and the layer's token estimate. Cached until the store changes."""
         return self._cached(
@@ -290,7 +289,7 @@ class Memory:
     def smart_search(
         self,
         query: str,
-        filters: KeywordFilters,
+        filters: EventFilters,
         limit: int = 10,
         mode: str = "hybrid",
         *,

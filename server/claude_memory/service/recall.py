@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from claude_memory.core import events as ev
 from claude_memory.core.citations import render
 from claude_memory.core.disclosure import DEFAULT_BUDGET, HIGH, SUGGESTED
+from claude_memory.core.filters import EventFilters
 from claude_memory.core.injection import Recall, prompt_context, session_context, session_summary
 from claude_memory.core.machine_text import is_synthetic
 from claude_memory.service.capture import HookPayload, session_facts
@@ -23,7 +24,6 @@ from claude_memory.service.memory import Memory
 from claude_memory.service.projects import ProjectResolver
 from claude_memory.store import queries, sessions
 from claude_memory.store.db import from_store_time
-from claude_memory.store.keyword import KeywordFilters
 
 CANDIDATES: Final = 8
 SESSION_START_BUDGET: Final = 600  # tokens: a compact index, the prompt hook brings the details
@@ -54,7 +54,7 @@ class Recaller:
         prompt = (payload.prompt or "").strip()
         if not prompt or is_synthetic(prompt):
             return {"additional_context": "", "citations": [], "reason": "Not a prompt the user typed."}
-        hits, meta = self.memory.search(prompt, KeywordFilters(project=project), CANDIDATES, "hybrid")
+        hits, meta = self.memory.search(prompt, EventFilters(project=project), CANDIDATES, "hybrid")
         recalls = [
             Recall(render(e.citation), e.type, from_store_time(e.ts), e.session_id, e.text, h.confidence)
             for h in hits
@@ -77,7 +77,7 @@ class Recaller:
         recent = [
             Recall(render(e.citation), e.type, from_store_time(e.ts), e.session_id, e.text, SUGGESTED)
             for e in queries.history(
-                self.memory.con, KeywordFilters(project=project, types=(ev.USER_PROMPT,)), RECENT_PROMPTS * 3
+                self.memory.con, EventFilters(project=project, types=(ev.USER_PROMPT,)), RECENT_PROMPTS * 3
             )
             if e.citation is not None and e.session_id != payload.session_id and not e.metadata.get("command")
         ][:RECENT_PROMPTS]

@@ -16,13 +16,13 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 
+from claude_memory.core.filters import EventFilters
 from claude_memory.core.ranking import Scope, Weights, confidence, fuse
 from claude_memory.core.timeexpr import asks_when, find_window
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service.semantic import embed_query, semantic_candidates, similarities
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
-from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.postings import PostingsIndex
 from claude_memory.store.queries import StoredEvent, events_by_ids
 from claude_memory.store.vector_index import VectorIndex
@@ -89,7 +89,7 @@ def search(
     con: duckdb.DuckDBPyConnection,
     retrieval: Retrieval,
     query: str,
-    filters: KeywordFilters,
+    filters: EventFilters,
     limit: int,
     mode: str = "hybrid",
     scope: Scope | None = None,

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from claude_memory.core.filters import EventFilters
 from claude_memory.core.ranking import Facts, Floats
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
-from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.vector_index import VectorIndex
 
 # Chunks asked of the index per result wanted (1.1 chunks per event at 100k; filters drop some). 3 and 2 gave
@@ -41,11 +41,11 @@ def semantic_candidates(
     index: VectorIndex,
     events: EventMap,
     vector: npt.NDArray[np.float32],
-    filters: KeywordFilters,
+    filters: EventFilters,
     limit: int,
 ) -> list[tuple[int, float]]:
     """Top ``limit`` (event id, cosine similarity of its best chunk), best first, within ``filters``."""
-    filtered = filters != KeywordFilters()
+    filtered = filters != EventFilters()
     labels, scores = index.search(vector, min(MAX_CHUNKS, limit * OVERSAMPLE * (2 if filtered else 1)))
     if not len(labels):
         return []

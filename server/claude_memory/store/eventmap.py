@@ -21,10 +21,10 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
+from claude_memory.core.filters import EventFilters
 from claude_memory.core.ranking import NO_TIME, Facts, Scope, micros
 from claude_memory.store import queries
 from claude_memory.store.db import to_store_time
-from claude_memory.store.keyword import KeywordFilters
 
 MAX_HOPS = 64  # how far a neighbour is looked for past events the filters exclude
 
@@ -107,7 +107,7 @@ class EventMap:
         hit = (sorted_ids[found] == wanted) if len(sorted_ids) else np.zeros(len(wanted), dtype=bool)
         return np.where(hit, events.by_id[found] if len(sorted_ids) else -1, -1)
 
-    def admitted(self, positions: Int64s, filters: KeywordFilters) -> npt.NDArray[np.bool_]:
+    def admitted(self, positions: Int64s, filters: EventFilters) -> npt.NDArray[np.bool_]:
         """Which positions (all valid) the filters let through."""
         events = self._require()
         keep = np.ones(len(positions), dtype=bool)
@@ -143,7 +143,7 @@ class EventMap:
     def id_at(self, positions: Int64s) -> Int64s:
         return self._require().ids[positions]
 
-    def facts(self, ids: list[int] | Int64s, filters: KeywordFilters, scope: Scope | None = None) -> Facts:
+    def facts(self, ids: list[int] | Int64s, filters: EventFilters, scope: Scope | None = None) -> Facts:
         """Ranking's facts (:class:`~claude_memory.core.ranking.Facts`) of the admitted ``ids``, of their
         nearest admitted neighbours each side, and of the admitted event after the next one (about 1 ms
         for the ~1,000 of a hybrid query)."""
@@ -195,7 +195,7 @@ class EventMap:
             raise RuntimeError("EventMap.refresh() must run before lookups.")
         return self._events
 
-    def _neighbour(self, positions: Int64s, step: int, filters: KeywordFilters) -> Int64s:
+    def _neighbour(self, positions: Int64s, step: int, filters: EventFilters) -> Int64s:
         """The nearest position ``step`` away in the same session that the filters admit, or -1."""
         events = self._require()
         result = np.full(len(positions), -1, dtype=np.int64)

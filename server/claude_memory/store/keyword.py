@@ -117,10 +117,7 @@ def merge(con: duckdb.DuckDBPyConnection) -> int:
     return rows
 
 
-KeywordFilters = EventFilters  # TEMP alias while branches merge
-
-
-def filter_sql(filters: KeywordFilters, alias: str = "e") -> tuple[str, list[object]]:
+def filter_sql(filters: EventFilters, alias: str = "e") -> tuple[str, list[object]]:
     """A WHERE fragment (starting with ' AND', or empty) and its parameters, for the events table."""
     clauses: list[str] = []
     params: list[object] = []
@@ -151,7 +148,7 @@ def corpus_stats(con: duckdb.DuckDBPyConnection) -> tuple[int, float]:
 def search(
     con: duckdb.DuckDBPyConnection,
     terms: list[str],
-    filters: KeywordFilters,
+    filters: EventFilters,
     limit: int,
     stats: tuple[int, float] | None = None,
 ) -> list[tuple[int, float, float]]:

@@ -28,9 +28,10 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from claude_memory.core.filters import EventFilters
 from claude_memory.store.db import transaction
 from claude_memory.store.eventmap import EventMap
-from claude_memory.store.keyword import K1, B, KeywordFilters
+from claude_memory.store.keyword import K1, B
 
 Int32s = npt.NDArray[np.int32]
 Int64s = npt.NDArray[np.int64]
@@ -216,7 +217,7 @@ class PostingsIndex:
     # ------------------------------------------------------------------ search
 
     def search(
-        self, terms: list[str], filters: KeywordFilters, limit: int, events: EventMap
+        self, terms: list[str], filters: EventFilters, limit: int, events: EventMap
     ) -> list[tuple[int, float, float]]:
         """Top ``limit`` (event id, BM25 score, coverage) triples for stemmed ``terms``, best first, exactly
         as :func:`claude_memory.store.keyword.search` ranks them. ``events`` must be refreshed (it applies
@@ -242,7 +243,7 @@ class PostingsIndex:
                 scores[docs] += idf * freq * (K1 + 1) / (freq + norm[docs])
                 cover[docs] += idf
         hits = np.flatnonzero(cover)  # idf > 0 for every term (df never exceeds the event count)
-        if filters != KeywordFilters():
+        if filters != EventFilters():
             positions = self._event_positions(events)[hits]
             inside = positions >= 0
             inside[inside] = events.admitted(positions[inside], filters)

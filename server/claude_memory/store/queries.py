@@ -10,8 +10,9 @@ from typing import Any
 import duckdb
 
 from claude_memory.core.citations import render
+from claude_memory.core.filters import EventFilters
 from claude_memory.store.db import from_store_time
-from claude_memory.store.keyword import KeywordFilters, filter_sql
+from claude_memory.store.keyword import filter_sql
 
 _EVENT_COLUMNS = (
     "id, seq, type, session_id, project, agent_id, is_sidechain, ts, text, message_id, tool_name, "
@@ -92,7 +93,7 @@ def events_by_ids(con: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, S
 
 
 def history(
-    con: duckdb.DuckDBPyConnection, filters: KeywordFilters, limit: int, *, newest_first: bool = True
+    con: duckdb.DuckDBPyConnection, filters: EventFilters, limit: int, *, newest_first: bool = True
 ) -> list[StoredEvent]:
     where, params = filter_sql(filters)
     order = "DESC" if newest_first else "ASC"
