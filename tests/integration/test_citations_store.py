@@ -8,6 +8,7 @@ from claude_memory.core import citations
 from claude_memory.service.memory import ForgetSelector, Memory
 from claude_memory.store.citations import allocate_citations, assign_missing
 from claude_memory.store.keyword import KeywordFilters
+from support.own_fixtures import ECHO_WORD
 
 
 def test_every_event_gets_a_unique_citation_that_resolves(fixtures_home: Path, tmp_path: Path) -> None:
@@ -56,5 +57,5 @@ def test_events_stored_before_citations_existed_are_backfilled(fixtures_home: Pa
         after = dict(memory.con.execute("SELECT id, citation FROM events").fetchall())
         assert all(after.values()) and len(set(after.values())) == len(after)
         assert after == before  # the same deterministic choice as at import
-        hits, _ = memory.search("hello-from-mock", KeywordFilters(), 1)
+        hits, _ = memory.search(ECHO_WORD, KeywordFilters(), 1)
         assert hits[0].to_json()["citation"] == f"mem:{after[hits[0].event.id]}"

@@ -46,7 +46,7 @@ def test_appended_lines_are_searchable_after_the_next_import_without_a_rebuild(t
 def test_merge_keeps_scores_and_order(fixtures_home: Path, tmp_path: Path) -> None:
     with Memory(tmp_path / "data") as memory:
         memory.import_history(fixtures_home, settle_seconds=0)
-        queries = ["streaming bug", "mix format", "echo hello", "container image build", "pull request review"]
+        queries = ["ruff format", "echo hello", "container image build", "apply discount cart", "recent sessions"]
         before = {
             q: [(h.event.id, round(h.score, 9)) for h in memory.search(q, KeywordFilters(), 10)[0]] for q in queries
         }
