@@ -1,4 +1,10 @@
-"""Shared fixtures. Real Claude Code data lives in ../shared (never copied into this repo)."""
+"""Shared fixtures.
+
+The Claude Code data the suite needs (a ~/.claude tree, transcripts, hook payloads) is the project's own, in
+tests/fixtures: written by the real Claude Code CLI against the fake Anthropic API in tests/support (see
+tests/fixtures/README.md). ../shared (or $CLAUDE_MEMORY_SHARED) holds what is not ours to copy here: the
+embedding model, benchmark data and third-party transcripts; tests that need those skip without it and say
+which they need."""
 
 from __future__ import annotations
 
@@ -7,17 +13,18 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
+from support import own_fixtures
+from support.fake_anthropic import FakeAnthropic, Rule
+from support.shared_data import embedding_model, shared_dir
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def shared_dir() -> Path:
-    return Path(os.environ.get("CLAUDE_MEMORY_SHARED", REPO.parent / "shared")).resolve()
 
 
 @pytest.fixture(autouse=True)
@@ -27,31 +34,75 @@ def _no_model_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture()
-def model_dir(shared: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The real all-MiniLM-L6-v2 ONNX export in ../shared/models, switched on for this test."""
-    path = shared / "models" / "all-MiniLM-L6-v2-onnx"
-    if not (path / "model.onnx").exists():
-        pytest.skip(f"the embedding model is not in {path}")
+def model_dir(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The real embedding model from ../shared/models, switched on for this test."""
+    path = embedding_model()
     monkeypatch.setenv("CLAUDE_MEMORY_MODEL_PATH", str(path))
     return path
 
 
 @pytest.fixture(scope="session")
-def shared() -> Path:
-    path = shared_dir()
-    if not (path / "fixtures").is_dir():
-        pytest.skip(f"../shared is absent ({path}); the real Claude Code fixtures live there")
+def fixtures_home() -> Path:
+    """The project's own ~/.claude tree (tests/fixtures/claude_home), written by the real Claude Code CLI.
+    Read only: copy it first to change it."""
+    return own_fixtures.CLAUDE_HOME
+
+
+@pytest.fixture(scope="session")
+def transcripts() -> Path:
+    """The same transcripts by scenario name (tests/fixtures/transcripts)."""
+    return own_fixtures.TRANSCRIPTS
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "covered_by(test): the test on the project's own fixtures that runs the same code path as this test on "
+        "third-party data (named when this one skips without ../shared)",
+    )
+
+
+def third_party(request: pytest.FixtureRequest, what: str) -> Path:
+    """../shared/fixtures/<what>: third-party Claude Code data (public MIT-licensed transcripts of versions
+    1.0.117 to 2.1.39) that this repository does not copy. Without ../shared the test skips, naming the test
+    that runs the same code path on the project's own fixtures (its ``covered_by`` marker)."""
+    marker = request.node.get_closest_marker("covered_by")
+    assert marker is not None, f"{request.node.name} uses third-party data: mark it covered_by(<the own-fixture test>)"
+    path = shared_dir() / "fixtures" / what
+    if not path.exists():
+        pytest.skip(
+            f"needs the third-party fixtures in {path} (not part of this repository); "
+            f"the same code path runs on the project's own fixtures in {marker.args[0]}"
+        )
     return path
 
 
-@pytest.fixture(scope="session")
-def fixtures_home(shared: Path) -> Path:
-    return shared / "fixtures" / "claude_home"
+@pytest.fixture()
+def third_party_transcripts(request: pytest.FixtureRequest) -> Path:
+    """../shared/fixtures/transcripts (flat third-party transcripts of older versions, and generated ones)."""
+    return third_party(request, "transcripts")
 
 
-@pytest.fixture(scope="session")
-def transcripts(shared: Path) -> Path:
-    return shared / "fixtures" / "transcripts"
+@pytest.fixture()
+def third_party_home(request: pytest.FixtureRequest) -> Path:
+    """../shared/fixtures/claude_home (the same third-party transcripts as a ~/.claude tree)."""
+    return third_party(request, "claude_home")
+
+
+@pytest.fixture()
+def fake_anthropic() -> Iterator[Callable[..., FakeAnthropic]]:
+    """Starts the project's fake Anthropic API with the given rules (tests/support/fake_anthropic.py); each
+    one started is stopped after the test."""
+    started: list[FakeAnthropic] = []
+
+    def start(rules: list[Rule] | tuple[Rule, ...] = (), **options: Any) -> FakeAnthropic:
+        api = FakeAnthropic(rules, **options).start()
+        started.append(api)
+        return api
+
+    yield start
+    for api in started:
+        api.stop()
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""The plugin end to end: the real Claude Code CLI (against ../shared/tools/mock_anthropic.py) runs our
+"""The plugin end to end: the real Claude Code CLI (against the fake API in tests/support/fake_anthropic.py) runs our
 hooks from the repository root as a plugin, and the memory service they start captures and injects.
 
 Session 1 talks about a distinctive topic and runs a Bash tool; session 2 asks about the topic. The
@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,40 +20,31 @@ import pytest
 
 from claude_memory.client.connection import ServiceClient
 from claude_memory.service.lock import holder_pid
+from support.fake_anthropic import FakeAnthropic, Rule, text, tool
+from support.shared_data import embedding_model
 
 REPO = Path(__file__).resolve().parents[2]
 TOPIC = "The zebra-quartz deployment listens on port 4711"
-SCRIPT = {
-    "rules": [
-        {
-            "contains": "ZEBRA_SETUP",
-            "requires_tool": "Bash",
-            "once": True,
-            "content": [
-                {"type": "text", "text": "Checking the zebra-quartz port."},
-                {"type": "tool_use", "name": "Bash", "input": {"command": "echo zebra-quartz-port-4711"}},
-            ],
-        },
-        {"when_tool_result": True, "requires_tool": "Bash", "text": "The zebra-quartz service answered on 4711."},
-    ]
-}
+RULES = [
+    Rule(
+        "ZEBRA_SETUP",
+        [
+            [text("Checking the zebra-quartz port."), tool("Bash", command="echo zebra-quartz-port-4711")],
+            [text("The zebra-quartz service answered on 4711.")],
+        ],
+        needs_tool="Bash",
+    )
+]
 
 
-@pytest.fixture()
-def world(tmp_path: Path, shared: Path, claude_bin: Path, model_dir: Path) -> Iterator[dict[str, Any]]:
-    """A fake Anthropic API, a scratch HOME, a project directory and a data directory for the service."""
-    script = tmp_path / "rules.json"
-    script.write_text(json.dumps(SCRIPT), encoding="utf-8")
-    port_file, record = tmp_path / "port.txt", tmp_path / "requests.jsonl"
-    mock = subprocess.Popen(
-        [sys.executable, str(shared / "tools" / "mock_anthropic.py"), "--port", "0", "--port-file", str(port_file),
-         "--record", str(record), "--script", str(script), "--max-lifetime", "600"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    deadline = time.monotonic() + 20
-    while not (port_file.exists() and port_file.read_text().strip()):
-        assert time.monotonic() < deadline, "the fake Anthropic API did not start"
-        time.sleep(0.05)
+@pytest.fixture(params=["keyword", "hybrid"])
+def world(
+    request: pytest.FixtureRequest, tmp_path: Path, claude_bin: Path, fake_anthropic: Callable[..., FakeAnthropic]
+) -> Iterator[dict[str, Any]]:
+    """A fake Anthropic API, a scratch HOME, a project directory and a data directory for the service, which
+    searches by keyword alone or (with the embedding model) by keyword and meaning."""
+    model = {"CLAUDE_MEMORY_MODEL_PATH": str(embedding_model())} if request.param == "hybrid" else {}
+    api = fake_anthropic(RULES)
     home, data, work = tmp_path / "home", tmp_path / "data", tmp_path / "work"
     (home / ".claude").mkdir(parents=True)
     work.mkdir()
@@ -61,19 +52,15 @@ def world(tmp_path: Path, shared: Path, claude_bin: Path, model_dir: Path) -> It
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "ANTHROPIC"))},
         "HOME": str(home),
-        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port_file.read_text().strip()}",
-        "ANTHROPIC_API_KEY": "sk-ant-test-dummy",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        **api.env(),
         "CLAUDE_MEMORY_HOME": str(data),
-        "CLAUDE_MEMORY_MODEL_PATH": str(model_dir),
+        **model,
         "CLAUDE_MEMORY_PYTHON": sys.executable,
     }
     try:
-        yield {"env": env, "home": home, "data": data, "work": work, "record": record, "claude": claude_bin}
+        yield {"env": env, "home": home, "data": data, "work": work, "api": api, "claude": claude_bin}
     finally:
         subprocess.run([sys.executable, "-m", "claude_memory", "stop"], env=env, capture_output=True, timeout=60)
-        mock.terminate()
-        mock.wait(timeout=10)
     assert holder_pid(data / "service.lock") is None, "the memory service outlived the test"
 
 
@@ -101,11 +88,6 @@ def stored(world: dict[str, Any], want: dict[str, int], timeout: float = 30) -> 
             time.sleep(0.2)
 
 
-def requests_seen(record: Path) -> list[dict[str, Any]]:
-    lines = record.read_text(encoding="utf-8").splitlines()
-    return [r for r in map(json.loads, filter(None, lines)) if r["path"].startswith("/v1/messages")]
-
-
 def test_second_session_gets_the_first_sessions_memory_with_its_citation(world: dict[str, Any]) -> None:
     first = claude(world, f"ZEBRA_SETUP: {TOPIC}. Please check it.", "Bash")
     events = stored(world, {"user_prompt": 1, "tool_use": 1, "agent_response": 1})
@@ -117,7 +99,7 @@ def test_second_session_gets_the_first_sessions_memory_with_its_citation(world: 
     assert second["session_id"] != first["session_id"]
 
     # The fake model received the memory, with its citation, as UserPromptSubmit context.
-    bodies = [json.dumps(r["body"], ensure_ascii=False) for r in requests_seen(world["record"])]
+    bodies = [json.dumps(body, ensure_ascii=False) for body in world["api"].bodies()]
     asked = [b for b in bodies if "Which port does the zebra-quartz deployment listen on?" in b]
     assert asked, "the second session's prompt never reached the model"
     injected = [b for b in asked if "UserPromptSubmit hook additional context: " in b]

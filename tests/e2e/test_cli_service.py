@@ -22,9 +22,11 @@ import pytest
 from claude_memory.client.connection import ServiceClient, ServiceUnavailable
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.lock import holder_pid
+from support import own_fixtures as fx
+from support.shared_data import embedding_model
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
-SMALL = "b2406191-f985-4b05-985f-60256cee48d1"  # prompt, answer, Bash call, answer
+SMALL = fx.GREETING  # prompt, answer, Bash call, answer
 VOLATILE = {"took_ms", "timings", "citation_uses", "store_bytes"}
 
 
@@ -89,10 +91,8 @@ def _wait_for_ping(service: Service, seconds: float = 60) -> None:
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path, shared: Path, cli: Cli) -> Iterator[Service]:
-    model = shared / "models" / "all-MiniLM-L6-v2-onnx"
-    if not (model / "model.onnx").exists():
-        pytest.skip(f"the embedding model is not in {model}")
+def service(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path, cli: Cli) -> Iterator[Service]:
+    model = embedding_model()
     tmp = tmp_path_factory.mktemp("cli-service")
     home = tmp / "claude_home"
     shutil.copytree(fixtures_home, home)
@@ -116,13 +116,17 @@ def service(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path, share
         running.stop()
 
 
+def transcript_count(home: Path) -> int:
+    return len(list((home / "projects").rglob("*.jsonl")))
+
+
 @pytest.fixture(scope="module")
 def imported(service: Service) -> Service:
     """The fixture history imported through the service, and embedded (the import waits for that)."""
     report = as_json(service.cli("import", "--claude-home", str(service.home), "--json"))
-    assert report["files"]["found"] == 14 and report["skipped_lines"]["total"] == 0
+    assert report["files"]["found"] == transcript_count(service.home) and report["skipped_lines"]["total"] == 0
     status = as_json(service.cli("status", "--json"))
-    assert status["events"] > 600 and status["available"] and status["pending"] == 0
+    assert status["events"] > 80 and status["available"] and status["pending"] == 0
     return service
 
 
@@ -144,17 +148,18 @@ def test_commands_answer_through_the_service_while_it_holds_the_store(imported: 
 
     again = svc.cli("import", "--claude-home", str(svc.home), "--no-wait")
     assert again.returncode == 0, again.stderr
-    assert "Read 0 of 14" in again.stdout and f"memory service (pid {svc.proc.pid}) did this import" in again.stdout
+    assert f"Read 0 of {transcript_count(svc.home)}" in again.stdout
+    assert f"memory service (pid {svc.proc.pid}) did this import" in again.stdout
     elsewhere = svc.cli("import", "--claude-home", str(svc.data))
     assert elsewhere.returncode == 1 and "claude-memory stop" in elsewhere.stderr
     nothing = svc.cli("import", "--claude-home", str(svc.home), "--project", "/no/such/project")
     assert nothing.returncode == 4 and "No Claude Code transcripts" in nothing.stderr
 
-    found = as_json(svc.cli("search", "mix format", "--limit", "3", "--json"))
+    found = as_json(svc.cli("search", fx.TOPIC, "--limit", "3", "--json"))
     assert len(found["results"]) == 3 and found["meta"]["mode"] == "hybrid"
-    text = svc.cli("search", "mix format", "--limit", "3")
+    text = svc.cli("search", fx.TOPIC, "--limit", "3")
     assert text.returncode == 0 and text.stdout.startswith(f"#1 [{found['results'][0]['citation']}]")
-    smart = svc.cli("search", "mix format", "--smart", "--limit", "3")
+    smart = svc.cli("search", fx.TOPIC, "--smart", "--limit", "3")
     assert smart.returncode == 0 and smart.stdout.splitlines()[-1].startswith("~")
     assert "of 2000 tokens" in smart.stdout
     none = svc.cli("search", "zzqxv wqxyzj", "--mode", "keyword")
@@ -204,18 +209,18 @@ def test_answers_match_the_in_process_ones(imported: Service, tmp_path: Path) ->
     """Every query command, through the service and then in-process on the same store once it stopped:
     the same JSON (less timings and use counts) and the same text."""
     svc = imported
-    ranked = as_json(svc.cli("search", "mix format", "--limit", "6", "--json"))["results"]
+    ranked = as_json(svc.cli("search", fx.TOPIC, "--limit", "6", "--json"))["results"]
     first, second = ranked[0]["citation"], ranked[3]["citation"]
     batch = tmp_path / "batch.jsonl"
-    batch.write_text('{"query": "hello-from-mock", "project": "/home/dev/work", "limit": 2}\nnot json\n')
+    batch.write_text(f'{{"query": "{fx.ECHO_WORD}", "project": "{fx.WORK}", "limit": 2}}\nnot json\n')
     commands: list[tuple[str, ...]] = [
-        ("search", "mix format", "--limit", "6", "--json"),
-        ("search", "mix format", "--limit", "6"),
-        ("search", "hello-from-mock", "--mode", "keyword", "--project", "/home/dev/work", "--json"),
-        ("search", "formatting the elixir code", "--mode", "semantic", "--type", "tool_use", "--json"),
-        ("search", "mix format", "--since", "2026-02-01", "--until", "2026-03-01", "--json"),
-        ("search", "mix format", "--budget", "900", "--limit", "5", "--json"),
-        ("search", "mix format", "--budget", "900", "--limit", "5"),
+        ("search", fx.TOPIC, "--limit", "6", "--json"),
+        ("search", fx.TOPIC, "--limit", "6"),
+        ("search", fx.ECHO_WORD, "--mode", "keyword", "--project", fx.WORK, "--json"),
+        ("search", "formatting the python code", "--mode", "semantic", "--type", "tool_use", "--json"),
+        ("search", fx.TOPIC, "--since", "2026-03-12", "--until", "2026-03-15", "--json"),
+        ("search", fx.TOPIC, "--budget", "900", "--limit", "5", "--json"),
+        ("search", fx.TOPIC, "--budget", "900", "--limit", "5"),
         ("search", "--batch", str(batch)),
         ("search", "--batch", str(batch), "--budget", "300"),
         ("show", first, "--json"),
@@ -224,7 +229,7 @@ def test_answers_match_the_in_process_ones(imported: Service, tmp_path: Path) ->
         ("timeline", first, second, "--before", "1"),
         ("history", "--limit", "40", "--json"),
         ("history", "--limit", "40"),
-        ("history", "--type", "user_prompt", "--project", "/home/dev/work", "--json"),
+        ("history", "--type", "user_prompt", "--project", fx.WORK, "--json"),
         ("sessions", "--json"),
         ("sessions",),
         ("stats", "--json"),

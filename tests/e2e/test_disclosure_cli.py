@@ -1,4 +1,5 @@
-"""``timeline`` and ``search --smart`` / ``--budget`` through the real command, on the real fixture tree."""
+"""``timeline`` and ``search --smart`` / ``--budget`` through the real command, on the real fixture tree
+(tests/fixtures)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from support import own_fixtures as fx
+
 Cli = Callable[..., subprocess.CompletedProcess[str]]
-SMALL = "b2406191-f985-4b05-985f-60256cee48d1"  # prompt, answer, Bash call, answer
+SMALL = fx.GREETING  # prompt, answer, Bash call, answer
 
 
 def as_json(result: subprocess.CompletedProcess[str]) -> Any:
@@ -23,7 +26,7 @@ def as_json(result: subprocess.CompletedProcess[str]) -> Any:
 def imported(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path, cli: Cli) -> Path:
     data = tmp_path_factory.mktemp("disclosure-cli") / "data"
     report = as_json(cli(data, "import", "--claude-home", str(fixtures_home), "--json", "--settle-seconds", "0"))
-    assert report["events"]["new"] > 600
+    assert report["events"]["new"] > 80
     return data
 
 
@@ -70,11 +73,11 @@ def test_timeline_merges_overlapping_windows_and_reports_unknown_refs(imported: 
 
 
 def test_smart_search_keeps_to_its_budget(imported: Path, cli: Cli) -> None:
-    plain = as_json(cli(imported, "search", "mix format", "--limit", "6", "--json"))
+    plain = as_json(cli(imported, "search", fx.TOPIC, "--limit", "6", "--json"))
     assert set(plain) == {"results", "meta"} and all("layer" not in r for r in plain["results"])
     ranked = [r["citation"] for r in plain["results"]]
     for budget in (0, 60, 250, 2000):
-        out = as_json(cli(imported, "search", "mix format", "--limit", "6", "--budget", str(budget), "--json"))
+        out = as_json(cli(imported, "search", fx.TOPIC, "--limit", "6", "--budget", str(budget), "--json"))
         meta = out["meta"]
         assert meta["budget"] == budget and meta["tokens"] <= budget
         shown = [r["citation"] for r in out["results"]]
@@ -89,14 +92,14 @@ def test_smart_search_keeps_to_its_budget(imported: Path, cli: Cli) -> None:
         if budget == 0:
             assert out["results"] == [] and meta["omitted"] == len(ranked)
 
-    default = as_json(cli(imported, "search", "mix format", "--smart", "--json"))
+    default = as_json(cli(imported, "search", fx.TOPIC, "--smart", "--json"))
     assert default["meta"]["budget"] == 2000 and default["results"]
-    human = cli(imported, "search", "mix format", "--smart", "--limit", "3")
+    human = cli(imported, "search", fx.TOPIC, "--smart", "--limit", "3")
     assert human.returncode == 0
     lines = human.stdout.splitlines()
     assert lines[0].startswith(f"#1 [{ranked[0]}]")
     assert lines[-1].startswith("~") and "of 2000 tokens" in lines[-1]
-    tiny = cli(imported, "search", "mix format", "--budget", "5")
+    tiny = cli(imported, "search", fx.TOPIC, "--budget", "5")
     assert tiny.returncode == 0 and "more did not fit" in tiny.stdout
     none = cli(imported, "search", "zzqxv wqxyzj", "--smart")
     assert none.returncode == 0 and "No memories match." in none.stdout
@@ -104,7 +107,7 @@ def test_smart_search_keeps_to_its_budget(imported: Path, cli: Cli) -> None:
 
 def test_batch_smart_search(imported: Path, tmp_path: Path, cli: Cli) -> None:
     batch = tmp_path / "q.jsonl"
-    batch.write_text('{"query": "hello-from-mock", "limit": 2}\n{"query": "mix format"}\n')
+    batch.write_text(f'{{"query": "{fx.ECHO_WORD}", "limit": 2}}\n{{"query": "{fx.TOPIC}"}}\n')
     run = cli(imported, "search", "--batch", str(batch), "--budget", "120")
     assert run.returncode == 0, run.stderr
     first, second = (json.loads(line) for line in run.stdout.splitlines())

@@ -27,16 +27,16 @@ from claude_memory.core.disclosure import clip, summary
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.lsp.protocol import COMMANDS
 from claude_memory.service.lock import holder_pid
+from support import own_fixtures as fx
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
-PROJECT = "/home/USER/projects/spotter-worktrees/spotter-dov"  # the workspace folder (absent here: its own project)
+PROJECT = fx.SHOP  # the workspace folder (absent here: its own project)
 FOLDER = f"file://{PROJECT}"
-CODE_PATH = f"{PROJECT}/lib/spotter_web/live/session_live.ex"
+CODE_PATH = fx.CART_FILE  # written, read, edited, grepped and formatted in the fixtures
 CODE_URI = f"file://{CODE_PATH}"
-CODE = (
-    "defmodule SpotterWeb.SessionLive do\n  def handle_event(name, params, socket) do\n    {:noreply, socket}\n"
-    "  end\nend\n"
-)
+CODE = "class Cart:\n    def apply_discount(self, percent):\n        return self.total() * (100 - percent) / 100\n"
+SYMBOL = "apply_discount"  # line 1, characters 8-22
+SYMBOL_SPAN = (1, 8, 22)
 VOLATILE = {"took_ms", "timings", "citation_uses", "store_bytes"}
 MD = types.MarkupKind.Markdown
 CAPABILITIES = types.ClientCapabilities(
@@ -115,7 +115,7 @@ async def session(
         client.init_result = await client.initialize_session(
             types.InitializeParams(
                 capabilities=capabilities,
-                workspace_folders=[types.WorkspaceFolder(uri=FOLDER, name="spotter-dov")],
+                workspace_folders=[types.WorkspaceFolder(uri=FOLDER, name="shop")],
                 initialization_options=options,
             )
         )
@@ -225,12 +225,10 @@ async def test_capabilities_and_hovers_on_citations(store: Store, tmp_path: Path
             contents=types.MarkupContent(kind=MD, value="No memory `[mem:zzzzzz]`: forgotten, or never stored here."),
             range=span(2, start, start + len("[mem:zzzzzz]")),
         )
-        target = cite(store, "hello-from-mock", "/home/dev/work")
+        target = cite(store, fx.ECHO_WORD, fx.WORK)
         [details] = store.service("details", {"refs": [target["citation"]], "context": 0})["details"]
         lines = Path(details["source"]["path"]).read_text(encoding="utf-8").splitlines()
-        assert "hello-from-mock" in "\n".join(
-            lines[details["source"]["line_start"] - 1 : details["source"]["line_end"]]
-        )
+        assert fx.ECHO_WORD in "\n".join(lines[details["source"]["line_start"] - 1 : details["source"]["line_end"]])
         expected = types.MarkupContent(kind=MD, value=citation_markdown(details))
         ref = target["citation"]
 
@@ -253,17 +251,17 @@ async def test_capabilities_and_hovers_on_citations(store: Store, tmp_path: Path
 @pytest.mark.asyncio
 async def test_code_hover_is_the_file_and_symbol_history_and_cached(store: Store) -> None:
     async with session(store) as client:
-        open_doc(client, CODE_URI, CODE, "elixir")
-        hover = await hover_at(client, CODE_URI, 1, 10)  # on handle_event
-        history = store.service("file_history", {"path": CODE_PATH, "symbol": "handle_event", "project": PROJECT})
+        open_doc(client, CODE_URI, CODE, "python")
+        hover = await hover_at(client, CODE_URI, 1, 10)  # on apply_discount
+        history = store.service("file_history", {"path": CODE_PATH, "symbol": SYMBOL, "project": PROJECT})
         events = history["events"][:5]
-        assert history["file_events"] == 24 and len(events) == 5
+        assert history["file_events"] == fx.CART_FILE_EVENTS and len(events) == 5
         assert [e["timestamp"] for e in events] == sorted((e["timestamp"] for e in events), reverse=True)
         mentions = [e for e in events if CODE_PATH not in e["files"]]
-        assert mentions and all(re.search(r"(?<!\w)handle_event(?!\w)", e["text"]) for e in mentions)
+        assert mentions and all(re.search(rf"(?<!\w){SYMBOL}(?!\w)", e["text"]) for e in mentions)
         assert all(e["project"] == PROJECT for e in mentions)
-        expected = code_markdown(CODE_PATH, "handle_event", history, 5)
-        assert hover == types.Hover(contents=types.MarkupContent(kind=MD, value=expected), range=span(1, 6, 18))
+        expected = code_markdown(CODE_PATH, SYMBOL, history, 5)
+        assert hover == types.Hover(contents=types.MarkupContent(kind=MD, value=expected), range=span(*SYMBOL_SPAN))
 
         started = time.perf_counter()
         again = await hover_at(client, CODE_URI, 1, 16)
@@ -273,29 +271,29 @@ async def test_code_hover_is_the_file_and_symbol_history_and_cached(store: Store
         assert status["language_server"]["hover_cache"] == {"hits": 1, "misses": 1}
 
         # A keyword is no symbol: the file's own history only.
-        on_def = await hover_at(client, CODE_URI, 1, 3)
+        on_def = await hover_at(client, CODE_URI, 1, 5)
         only_file = store.service("file_history", {"path": CODE_PATH, "project": PROJECT, "limit": 5})
         assert on_def == types.Hover(
             contents=types.MarkupContent(kind=MD, value=code_markdown(CODE_PATH, "", only_file, 5)),
-            range=span(1, 2, 5),
+            range=span(1, 4, 7),
         )
         # Nothing touched this file and nobody mentioned the word: silent.
-        quiet = f"{PROJECT}/lib/never_touched.ex"
-        open_doc(client, f"file://{quiet}", "def zqxwvy do\nend\n", "elixir")
+        quiet = f"{PROJECT}/src/shop/never_touched.py"
+        open_doc(client, f"file://{quiet}", "def zqxwvy():\n    pass\n", "python")
         assert await hover_at(client, f"file://{quiet}", 0, 6) is None
 
 
 @pytest.mark.asyncio
 async def test_code_lens_opens_the_file_timeline(store: Store) -> None:
     async with session(store) as client:
-        open_doc(client, CODE_URI, CODE, "elixir")
+        open_doc(client, CODE_URI, CODE, "python")
         lenses = await client.text_document_code_lens_async(
             types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=CODE_URI))
         )
         summary_ = store.service("file_summary", {"paths": [CODE_PATH]})[CODE_PATH]
-        assert summary_ == {"count": 24, "last_ts": "2026-02-12T21:00:30.169000Z"}
+        assert summary_["count"] == fx.CART_FILE_EVENTS and summary_["last_ts"].startswith(fx.CART_FILE_LAST_TOUCHED)
         command = types.Command(
-            title="24 memories · last touched 2026-02-12",
+            title=f"{fx.CART_FILE_EVENTS} memories · last touched {fx.CART_FILE_LAST_TOUCHED}",
             command="claudeMemory.fileHistory",
             arguments=({"uri": CODE_URI},),
         )
@@ -303,11 +301,12 @@ async def test_code_lens_opens_the_file_timeline(store: Store) -> None:
 
         timeline = await run(client, command.command, command.arguments[0])  # type: ignore[index]
         expected = store.service("file_history", {"path": CODE_PATH, "project": PROJECT, "limit": 50})
-        assert timeline == expected and len(timeline["events"]) == 24
+        assert timeline == expected and len(timeline["events"]) == fx.CART_FILE_EVENTS
         assert all(CODE_PATH in e["files"] for e in timeline["events"])
+        assert timeline["events"][0]["timestamp"] == summary_["last_ts"]
 
-        quiet = f"file://{PROJECT}/lib/never_touched.ex"
-        open_doc(client, quiet, "x\n", "elixir")
+        quiet = f"file://{PROJECT}/src/shop/never_touched.py"
+        open_doc(client, quiet, "x\n", "python")
         assert (
             await client.text_document_code_lens_async(
                 types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=quiet))
@@ -319,16 +318,18 @@ async def test_code_lens_opens_the_file_timeline(store: Store) -> None:
 @pytest.mark.asyncio
 async def test_commands_return_the_service_json_scoped_to_the_workspace(store: Store) -> None:
     async with session(store) as client:
-        found = await run(client, "claudeMemory.search", {"query": "session live", "mode": "keyword"})
-        expected = store.service("index", {"query": "session live", "mode": "keyword", "limit": 10, "project": PROJECT})
+        found = await run(client, "claudeMemory.search", {"query": "apply discount", "mode": "keyword"})
+        expected = store.service(
+            "index", {"query": "apply discount", "mode": "keyword", "limit": 10, "project": PROJECT}
+        )
         assert stable(found) == stable(expected) and found["results"]
         assert {h["project"] for h in found["results"]} == {PROJECT}
 
-        args = {"query": "hello-from-mock", "allProjects": True, "limit": 20}
+        args = {"query": fx.ECHO_WORD, "allProjects": True, "limit": 20}
         everywhere = await run(client, "claudeMemory.search", args)
-        assert {h["project"] for h in everywhere["results"]} == {"/home/dev/work", "/home/dev/My Project_v2.0"}
-        work = await run(client, "claudeMemory.search", {"query": "hello-from-mock", "project": "/home/dev/work"})
-        assert work["results"] and {h["project"] for h in work["results"]} == {"/home/dev/work"}
+        assert {h["project"] for h in everywhere["results"]} == {fx.WORK, fx.SPACED}
+        work = await run(client, "claudeMemory.search", {"query": fx.ECHO_WORD, "project": fx.WORK})
+        assert work["results"] and {h["project"] for h in work["results"]} == {fx.WORK}
         hit = work["results"][0]["citation"]
 
         timeline = await run(client, "claudeMemory.timeline", {"refs": [hit], "before": 1, "after": 1})
@@ -344,15 +345,16 @@ async def test_commands_return_the_service_json_scoped_to_the_workspace(store: S
         assert direct["details"][0]["citation_uses"] == shown["details"][0]["citation_uses"] + 1
 
         stats = await run(client, "claudeMemory.stats")
-        assert stable(stats) == stable(store.service("stats")) and stats["sessions"] == 12
+        assert stable(stats) == stable(store.service("stats")) and stats["sessions"] == len(fx.SESSIONS)
 
         sessions = await run(client, "claudeMemory.sessions", {})
-        assert sessions == store.service("sessions", {"project": PROJECT, "limit": 20}) and len(sessions) == 1
-        assert len(await run(client, "claudeMemory.sessions", {"allProjects": True})) == 12
+        assert sessions == store.service("sessions", {"project": PROJECT, "limit": 20})
+        assert {s["session_id"] for s in sessions} == {fx.CART, fx.SECRETS}  # the workspace's own project
+        assert len(await run(client, "claudeMemory.sessions", {"allProjects": True})) == len(fx.SESSIONS)
 
-        history = await run(client, "claudeMemory.fileHistory", {"path": CODE_PATH, "symbol": "handle_event"})
+        history = await run(client, "claudeMemory.fileHistory", {"path": CODE_PATH, "symbol": SYMBOL})
         assert history == store.service(
-            "file_history", {"path": CODE_PATH, "symbol": "handle_event", "project": PROJECT, "limit": 50}
+            "file_history", {"path": CODE_PATH, "symbol": SYMBOL, "project": PROJECT, "limit": 50}
         )
 
         status = await run(client, "claudeMemory.status")
@@ -400,7 +402,8 @@ async def test_forget_then_the_citation_hover_says_so(store: Store, tmp_path: Pa
 async def test_import_reports_progress(store: Store) -> None:
     async with session(store) as client:
         report = await run(client, "claudeMemory.import", {})
-        assert report["files"]["found"] == 14 and report["events"]["new"] == 0  # already imported
+        transcripts = len(list((store.claude_home / "projects").rglob("*.jsonl")))
+        assert report["files"]["found"] == transcripts and report["events"]["new"] == 0  # already imported
         [(token, progress)] = client.progress_reports.items()
         assert str(token).startswith("claude-memory-import-")
         assert progress[0] == types.WorkDoneProgressBegin(title="Importing Claude Code history", cancellable=False)
@@ -439,20 +442,20 @@ async def test_settings_fall_back_one_by_one_and_follow_configuration(store: Sto
             100,
             "hybrid",
         )
-        open_doc(client, CODE_URI, CODE, "elixir")
+        open_doc(client, CODE_URI, CODE, "python")
         assert (
             await client.text_document_code_lens_async(
                 types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=CODE_URI))
             )
             == ()
         )
-        history = store.service("file_history", {"path": CODE_PATH, "symbol": "handle_event", "project": PROJECT})
+        history = store.service("file_history", {"path": CODE_PATH, "symbol": SYMBOL, "project": PROJECT})
         hover = await hover_at(client, CODE_URI, 1, 10)
         assert hover == types.Hover(
-            contents=types.MarkupContent(kind=MD, value=code_markdown(CODE_PATH, "handle_event", history, 2)),
-            range=span(1, 6, 18),
+            contents=types.MarkupContent(kind=MD, value=code_markdown(CODE_PATH, SYMBOL, history, 2)),
+            range=span(*SYMBOL_SPAN),
         )
-        ref = cite(store, "hello-from-mock", "/home/dev/work")["citation"]
+        ref = cite(store, fx.ECHO_WORD, fx.WORK)["citation"]
         [details] = store.service("details", {"refs": [ref], "context": 0})["details"]
         doc = (tmp_path / "c.md").as_uri()
         open_doc(client, doc, f"[{ref}]\n", "markdown")
@@ -485,7 +488,7 @@ async def test_without_a_service_hovers_are_silent_and_commands_say_why(store: S
             f"The memory service for {data} is not running (claudeMemory.startService is off); start it with "
             "`claude-memory serve --detach`."
         )
-        open_doc(client, CODE_URI, CODE, "elixir")
+        open_doc(client, CODE_URI, CODE, "python")
         assert await hover_at(client, CODE_URI, 1, 10) is None
         assert await hover_at(client, CODE_URI, 1, 12) is None
         assert client.messages == [types.ShowMessageParams(type=types.MessageType.Warning, message=why)]  # once

@@ -19,6 +19,7 @@ import pytest
 from claude_memory.client.connection import ServiceClient, ServiceUnavailable
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.lock import holder_pid
+from support import own_fixtures as fx
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 SCRIPT = Path(__file__).resolve().parent / "lsp_nvim_hover.lua"
@@ -47,7 +48,7 @@ def test_hover_on_a_citation_in_neovim_shows_the_memory(tmp_path: Path, fixtures
     data = tmp_path / "data"
     imported = cli(data, "import", "--claude-home", str(fixtures_home), "--no-wait")
     assert imported.returncode == 0, imported.stderr
-    found = cli(data, "search", "hello-from-mock", "--mode", "keyword", "--project", "/home/dev/work", "--json")
+    found = cli(data, "search", fx.ECHO_WORD, "--mode", "keyword", "--project", fx.WORK, "--json")
     assert found.returncode == 0, found.stderr
     hit = next(h for h in json.loads(found.stdout)["results"] if h["type"] == "tool_use")
     env = {
@@ -80,7 +81,7 @@ def test_hover_on_a_citation_in_neovim_shows_the_memory(tmp_path: Path, fixtures
         hover = out.removeprefix("OK\n")
         assert hover.startswith(f"**`[{hit['citation']}]`** · tool_use (Bash) · ")
         assert f"```text\n{memory['text']}\n```" in hover  # the memory's text, whole (it is short)
-        assert memory["text"].startswith("Bash: echo hello-from-mock")
+        assert memory["text"].startswith(f"Bash: echo {fx.ECHO_WORD}")
         source = memory["source"]
         assert f"Source: `{source['path']}:{source['line_start']}-{source['line_end']}`" in hover
     finally:

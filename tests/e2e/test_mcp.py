@@ -19,11 +19,14 @@ from claude_memory.client.connection import ServiceClient, ServiceUnavailable
 from claude_memory.core.events import EVENT_TYPES
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.lock import holder_pid
+from support import own_fixtures as fx
+from support.shared_data import optional_embedding_model
 
 pytestmark = pytest.mark.anyio
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
-PROJECT = "/home/dev/work"  # the generated 2.1.330 transcripts' project (the path does not exist here)
+PROJECT = fx.WORK  # the fixtures' project of the greeting echo (the path does not exist here)
+ECHO = fx.ECHO_WORD
 TOOLS = {"search", "timeline", "get_observations", "forget", "stats"}
 
 
@@ -75,6 +78,8 @@ class Store:
             "CLAUDE_CONFIG_DIR": str(self.claude_home),  # what the service watches: never the real ~/.claude
             "CLAUDE_PROJECT_DIR": project,
         }
+        if "PYTHONPATH" in os.environ:  # the server runs the code under test (the client passes on little else)
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         if self.model is not None:
             env["CLAUDE_MEMORY_MODEL_PATH"] = str(self.model)
         return StdioServerParameters(command=sys.executable, args=["-m", "claude_memory", "mcp"], env=env)
@@ -87,12 +92,11 @@ class Store:
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path, shared: Path, cli: Cli) -> Iterator[Store]:
+def store(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path, cli: Cli) -> Iterator[Store]:
     data = tmp_path_factory.mktemp("mcp") / "data"
     imported = cli(data, "import", "--claude-home", str(fixtures_home), "--no-wait")
     assert imported.returncode == 0, imported.stderr
-    model = shared / "models" / "all-MiniLM-L6-v2-onnx"
-    found = Store(data, fixtures_home, model if (model / "model.onnx").exists() else None)
+    found = Store(data, fixtures_home, optional_embedding_model())
     assert holder_pid(RuntimePaths(data).lock) is None  # no service yet: the MCP server starts it
     yield found
     if (pid := service_pid(data)) is not None:
@@ -101,6 +105,13 @@ def store(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path, shared:
     assert stopped.returncode == 0, stopped.stderr
     assert holder_pid(RuntimePaths(data).lock) is None
     assert all(exited(pid) for pid in found.pids), "a memory service process outlived the tests"
+
+
+def fx_history(store: Store, session: str) -> list[dict[str, Any]]:
+    """A session's stored events, oldest first, read from the memory service the MCP server started."""
+    with ServiceClient(store.data, timeout=30) as client:
+        events: list[dict[str, Any]] = client.call("history", {"session": session, "limit": 100})
+    return sorted(events, key=lambda e: e["timestamp"])
 
 
 def text(result: CallToolResult) -> str:
@@ -161,15 +172,22 @@ async def test_tools_schemas_and_instructions_without_starting_the_service(tmp_p
 
 async def test_search_then_timeline_then_observations(store: Store) -> None:
     async with Client(store.params()) as client:
-        found, data = await call(client, "search", {"query": "hello-from-mock", "mode": "keyword", "limit": 5})
+        found, data = await call(client, "search", {"query": ECHO, "mode": "keyword", "limit": 5})
         store.note_service()
         hits = data["results"]
         assert 1 <= len(hits) <= 5 and {h["project"] for h in hits} == {PROJECT}
-        assert "hello-from-mock" in hits[0]["summary"] and all("hello" in h["summary"].lower() for h in hits)
+        assert ECHO in hits[0]["summary"]
+        # every hit says it, or is the follow-up of one that does (ranked by that one's score)
+        with ServiceClient(store.data, timeout=30) as service:
+            same = service.call("search", {"query": ECHO, "mode": "keyword", "limit": 5, "project": PROJECT})
+        breakdown = {str(r["id"]): r["score_breakdown"] for r in same["results"]}
+        assert [h["id"] for h in hits] == list(breakdown)
+        for h in hits:
+            assert "hello" in h["summary"].lower() or breakdown[h["id"]]["keyword"] == 0 < breakdown[h["id"]]["follow"]
         for h in hits:
             assert h["citation"].startswith("mem:") and f"[{h['citation']}]" in found
             assert isinstance(h["id"], str) and h["id"].isdigit()
-        assert f"in project {PROJECT}" in found and "Bash: echo hello-from-mock" in found
+        assert f"in project {PROJECT}" in found and f"Bash: echo {ECHO}" in found
 
         top = next(h for h in hits if h["type"] == "tool_use")
         around, timeline = await call(client, "timeline", {"ids": [top["citation"]], "before": 2, "after": 1})
@@ -179,26 +197,29 @@ async def test_search_then_timeline_then_observations(store: Store) -> None:
         kinds = [e["type"] for e in window["events"]]
         assert "user_prompt" in kinds and "tool_use" in kinds and len(kinds) <= 4
         assert f"**▶ [{top['citation']}]" in around
-        assert "Please RUN_TOOL" in around and "The command printed hello-from-mock" in around
+        session = [e for e in fx_history(store, top["session_id"]) if e["type"] in ("user_prompt", "agent_response")]
+        asked = next(e for e in reversed(session) if e["type"] == "user_prompt" and e["timestamp"] <= top["timestamp"])
+        answered = next(e for e in session if e["type"] == "agent_response" and e["timestamp"] >= top["timestamp"])
+        assert asked["text"] in around and answered["text"] in around and ECHO in answered["text"]
 
         full, details = await call(client, "get_observations", {"ids": [top["citation"]]})
         [obs] = details["observations"]
         assert obs["citation"] == top["citation"] and obs["clipped"] is False
-        assert obs["text"].startswith("Bash: echo hello-from-mock") and "Print a greeting" in obs["text"]
+        assert obs["text"].startswith(f"Bash: echo {ECHO}") and "Print a greeting" in obs["text"]
         assert f"## [{top['citation']}] tool_use" in full and "Print a greeting" in full
         source = Path(obs["source"]["path"])
         assert source.is_relative_to(store.claude_home) and top["session_id"] in source.name
         lines = source.read_text(encoding="utf-8").splitlines()
         quoted = "\n".join(lines[obs["source"]["line_start"] - 1 : obs["source"]["line_end"]])
-        assert "hello-from-mock" in quoted  # the citation points into the real transcript
+        assert ECHO in quoted  # the citation points into the real transcript
 
-        hybrid, blended = await call(client, "search", {"query": "greeting hello from mock"})
+        hybrid, blended = await call(client, "search", {"query": "greeting hello from fake"})
         assert blended["meta"]["mode"] in {"hybrid", "keyword"} and blended["results"]
         assert {h["project"] for h in blended["results"]} == {PROJECT} and "[mem:" in hybrid
 
 
 async def test_scope_is_the_current_project_unless_lifted(store: Store) -> None:
-    args = {"query": "mix format", "mode": "keyword", "limit": 20}
+    args = {"query": fx.TOPIC, "mode": "keyword", "limit": 20}
     async with Client(store.params()) as client:
         scoped, data = await call(client, "search", args)
         assert data["results"] == [] and data["scope"] == PROJECT
@@ -206,18 +227,15 @@ async def test_scope_is_the_current_project_unless_lifted(store: Store) -> None:
 
         everywhere, data = await call(client, "search", {**args, "all_projects": True})
         assert data["scope"] is None and data["results"]
-        assert any("mix format" in h["summary"] for h in data["results"])
-        assert {h["project"] for h in data["results"]} <= {
-            "/home/marco/projects/spotter",
-            "/home/USER/projects/spotter-worktrees/spotter-dov",
-        }
-        assert "in all projects" in everywhere and "/home/marco/projects/spotter" in everywhere
+        assert any(fx.TOPIC in h["summary"] for h in data["results"])
+        assert {h["project"] for h in data["results"]} == {fx.SHOP, fx.INFRA}
+        assert "in all projects" in everywhere and fx.INFRA in everywhere
 
-        _, data = await call(client, "search", {**args, "project": "/home/marco/projects/spotter"})
-        assert data["results"] and {h["project"] for h in data["results"]} == {"/home/marco/projects/spotter"}
-    async with Client(store.params(project="/home/marco/projects/spotter")) as client:
+        _, data = await call(client, "search", {**args, "project": fx.INFRA})
+        assert data["results"] and {h["project"] for h in data["results"]} == {fx.INFRA}
+    async with Client(store.params(project=fx.INFRA)) as client:
         _, data = await call(client, "search", args)
-        assert data["scope"] == "/home/marco/projects/spotter" and data["results"]
+        assert data["scope"] == fx.INFRA and data["results"]
 
 
 async def test_forget_needs_confirm_then_the_memory_is_gone(store: Store) -> None:
@@ -245,9 +263,11 @@ async def test_forget_needs_confirm_then_the_memory_is_gone(store: Store) -> Non
 async def test_stats(store: Store) -> None:
     async with Client(store.params()) as client:
         shown, data = await call(client, "stats", {})
-    assert data["events"] == sum(data["events_by_type"].values()) > 600
-    assert data["sessions"] == 12 and data["projects"] == 5
-    assert "## Memory statistics" in shown and f"- Events: {data['events']} in 12 sessions across 5 projects" in shown
+    sessions, projects = len(fx.SESSIONS), len(fx.PROJECTS)
+    assert data["events"] == sum(data["events_by_type"].values()) > 80
+    assert data["sessions"] == sessions and data["projects"] == projects
+    assert "## Memory statistics" in shown
+    assert f"- Events: {data['events']} in {sessions} sessions across {projects} projects" in shown
 
 
 async def test_errors_are_one_plain_sentence(store: Store) -> None:

@@ -13,7 +13,6 @@ its ``-p`` result) is required from 2.1.330 on; older ones are held to what they
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -21,7 +20,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,8 @@ import pytest
 
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.lock import holder_pid
+from support import own_fixtures
+from support.fake_anthropic import FakeAnthropic, Rule, text, tool
 
 REPO = Path(__file__).resolve().parents[2]
 # What of a checkout the plugin uses: the marketplace, the plugin folder, and the hook launchers beside it.
@@ -270,50 +271,26 @@ def test_an_older_claude_code_is_named_with_the_fix(tmp_path: Path, env: dict[st
     assert doctor.returncode == 1
 
 
-@contextlib.contextmanager
-def mock_api(tmp_path: Path, shared: Path, env: dict[str, str], script: Path | None = None) -> Iterator[dict[str, str]]:
-    """tools/mock_anthropic.py (from ../shared) as the Anthropic API, replying by ``script``'s rules if given;
-    yields the environment for claude. Every request is recorded in tmp_path/requests.jsonl."""
-    port_file = tmp_path / "port.txt"
-    mock = shared / "tools" / "mock_anthropic.py"
-    record = tmp_path / "requests.jsonl"
-    options = ["--script", str(script)] if script is not None else []
-    proc = subprocess.Popen(
-        [sys.executable, str(mock), "--port", "0", "--port-file", str(port_file), "--record", str(record),
-         "--max-lifetime", "300", *options],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        for _ in range(200):
-            if port_file.exists() and port_file.read_text().strip():
-                break
-            time.sleep(0.05)
-        port = port_file.read_text().strip()
-        yield {**env, "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}", "ANTHROPIC_API_KEY": "sk-ant-test-dummy"}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        memory(env, "stop")  # in case a command started the memory service for this data directory
-
-
-def recorded(tmp_path: Path) -> list[dict[str, Any]]:
-    """The request bodies the mock API received, in order."""
-    lines = (tmp_path / "requests.jsonl").read_text().splitlines()
-    return [json.loads(line).get("body", {}) for line in lines if line.strip()]
+@pytest.fixture()
+def api(env: dict[str, str], fake_anthropic: Callable[..., FakeAnthropic]) -> Iterator[FakeAnthropic]:
+    """The project's fake Anthropic API (tests/support/fake_anthropic.py), which records every request."""
+    yield fake_anthropic()
+    memory(env, "stop")  # in case a command started the memory service for this data directory
 
 
 @pytest.fixture()
-def fake_api(tmp_path: Path, shared: Path, env: dict[str, str]) -> Iterator[dict[str, str]]:
-    with mock_api(tmp_path, shared, env) as environment:
-        yield environment
+def fake_api(env: dict[str, str], api: FakeAnthropic) -> dict[str, str]:
+    """The environment for claude, talking to the fake API."""
+    return {**env, **api.env()}
 
 
 def test_slash_commands_run_the_cli(
-    tmp_path: Path, claude_bin: Path, fake_api: dict[str, str], fixtures_home: Path, claude_version: tuple[int, ...]
+    tmp_path: Path,
+    claude_bin: Path,
+    fake_api: dict[str, str],
+    api: FakeAnthropic,
+    fixtures_home: Path,
+    claude_version: tuple[int, ...],
 ) -> None:
     """/memory-layer:memory-stats runs plugin/bin/claude-memory through `!`; memory-forget deletes nothing without
     --yes, and says so without asking the model. Only the commands are loaded (no hooks, no MCP server), with
@@ -341,7 +318,7 @@ def test_slash_commands_run_the_cli(
         return result, "\n".join([str(result.get("result", "")), *map(str, local)])
 
     slash("/memory-layer:memory-stats")
-    sent = json.dumps(recorded(tmp_path))
+    sent = json.dumps(api.bodies())
     assert f"Events: {before} in " in sent, "the stats output did not reach the model"
 
     refused, shown = slash(f"/memory-layer:memory-forget --session {session}")
@@ -383,7 +360,11 @@ WAIT_TOOL = "WaitForMcpServers"  # Claude Code's tool that waits for MCP servers
 
 
 def test_claude_code_calls_the_search_tool_of_an_installed_plugin(
-    tmp_path: Path, claude_bin: Path, env: dict[str, str], shared: Path, fixtures_home: Path
+    tmp_path: Path,
+    claude_bin: Path,
+    env: dict[str, str],
+    fixtures_home: Path,
+    fake_anthropic: Callable[..., FakeAnthropic],
 ) -> None:
     """`claude-memory install`, then a real `claude -p` whose (scripted) model calls the plugin's MCP search tool:
     Claude Code starts plugin/.mcp.json's server (plugin/bin/claude-memory mcp), and the tool's answer, found in
@@ -394,33 +375,28 @@ def test_claude_code_calls_the_search_tool_of_an_installed_plugin(
     assert installed.returncode == 0, installed.stderr
     imported = memory(environment, "import", "--claude-home", str(fixtures_home), "--no-wait", "--json")
     assert imported.returncode == 0, imported.stderr
-    script = tmp_path / "script.json"
-    search = {
-        "type": "tool_use",
-        "name": SEARCH_TOOL,
-        "input": {"query": "hello-from-mock", "mode": "keyword", "all_projects": True},
-    }
+    look_up = tool(SEARCH_TOOL, query=own_fixtures.ECHO_WORD, mode="keyword", all_projects=True)
     rules = [
-        {"contains": "LOOK_IT_UP", "requires_tool": SEARCH_TOOL, "once": True, "content": [search]},
+        # a search, then (the answer's turn) a second one, so the last result is a search's either way
+        Rule("LOOK_IT_UP", [[look_up], [look_up], [text("Found it in memory.")]], needs_tool=SEARCH_TOOL),
         # `claude -p` (2.1.197 and 2.1.330) does not wait long for MCP servers: when ours is still starting (a busy
         # machine), the first request offers WaitForMcpServers instead of its tools, and the model waits for it
-        # (after a search with no wait the next rule searches once more: the last result is a search's either way)
-        {"contains": "LOOK_IT_UP", "requires_tool": WAIT_TOOL, "once": True,
-         "content": [{"type": "tool_use", "name": WAIT_TOOL, "input": {}}]},
-        {"when_tool_result": True, "requires_tool": SEARCH_TOOL, "once": True, "content": [search]},
-        {"when_tool_result": True, "text": "Found it in memory."},
-    ]  # fmt: skip
-    script.write_text(json.dumps({"rules": rules}))
+        Rule("LOOK_IT_UP", [[tool(WAIT_TOOL)]], needs_tool=WAIT_TOOL),
+    ]
     work = tmp_path / "work"
     work.mkdir()
-    with mock_api(tmp_path, shared, {**environment, "ENABLE_TOOL_SEARCH": "false"}, script) as api:
-        # (without ENABLE_TOOL_SEARCH=false Claude Code lists MCP tools only behind its ToolSearch tool)
+    api = fake_anthropic(rules)
+    # (without ENABLE_TOOL_SEARCH=false Claude Code lists MCP tools only behind its ToolSearch tool)
+    talking = {**environment, **api.env(), "ENABLE_TOOL_SEARCH": "false"}
+    try:
         out = claude(
-            claude_bin, api, "-p", "LOOK_IT_UP", "--allowedTools", f"{SEARCH_TOOL},{WAIT_TOOL}",
+            claude_bin, talking, "-p", "LOOK_IT_UP", "--allowedTools", f"{SEARCH_TOOL},{WAIT_TOOL}",
             "--output-format", "json", cwd=work,
         )  # fmt: skip
+    finally:
+        memory(environment, "stop")
     assert out.returncode == 0, out.stderr
-    bodies = recorded(tmp_path)
+    bodies = api.bodies()
     offered = sorted(
         {t.get("name", "") for b in bodies for t in b.get("tools", []) if t.get("name", "").startswith("mcp__")}
     )
@@ -436,5 +412,5 @@ def test_claude_code_calls_the_search_tool_of_an_installed_plugin(
     assert results, "the model never got the tool's result"
     answer = json.dumps(results[-1].get("content"))
     assert not results[-1].get("is_error"), answer
-    assert "hello-from-mock" in answer and "mem:" in answer  # a stored event, cited
+    assert own_fixtures.ECHO_WORD in answer and "mem:" in answer  # a stored event, cited
     assert json.loads(out.stdout)["result"] == "Found it in memory."

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from claude_memory.core import citations
-from claude_memory.core.filters import ForgetSelector
+from claude_memory.core.filters import EventFilters, ForgetSelector
 from claude_memory.service.memory import Memory
 from claude_memory.store.citations import allocate_citations, assign_missing
-from claude_memory.store.keyword import KeywordFilters
+from support.own_fixtures import ECHO_WORD
 
 
 def test_every_event_gets_a_unique_citation_that_resolves(fixtures_home: Path, tmp_path: Path) -> None:
@@ -59,5 +59,5 @@ def test_events_stored_before_citations_existed_are_backfilled(fixtures_home: Pa
         after = dict(memory.con.execute("SELECT id, citation FROM events").fetchall())
         assert all(after.values()) and len(set(after.values())) == len(after)
         assert after == before  # the same deterministic choice as at import
-        hits, _ = memory.search("hello-from-mock", KeywordFilters(), 1)
+        hits, _ = memory.search(ECHO_WORD, EventFilters(), 1)
         assert hits[0].to_json()["citation"] == f"mem:{after[hits[0].event.id]}"

@@ -1,5 +1,5 @@
-"""Progressive disclosure on a real store built from the real fixture tree: the three layers, smart search
-within a budget, and the layer cache's invalidation by imports and forgets."""
+"""Progressive disclosure on a real store built from the real fixture tree (tests/fixtures): the three layers,
+smart search within a budget, and the layer cache's invalidation by imports and forgets."""
 
 from __future__ import annotations
 
@@ -21,14 +21,16 @@ from claude_memory.core.disclosure import (
     SmartSearch,
     estimate_tokens,
 )
-from claude_memory.core.filters import ForgetSelector
+from claude_memory.core.filters import EventFilters, ForgetSelector
 from claude_memory.service.memory import Memory
 from claude_memory.service.search import SearchHit
-from claude_memory.store.keyword import KeywordFilters
+from support import own_fixtures
 
-WORK = "/home/dev/work"
-BIG = "4d5611e5-241a-462a-8d15-5122611a9569"  # 279 events
-SMALL = "b2406191-f985-4b05-985f-60256cee48d1"  # prompt, answer, Bash call, answer
+WORK = own_fixtures.WORK
+ECHO = own_fixtures.ECHO_WORD
+TOPIC = own_fixtures.TOPIC
+BIG = own_fixtures.CART  # the fixtures' longest session
+SMALL = own_fixtures.GREETING  # prompt, answer, Bash call, answer
 MISSING = "mem:zzzzzz"
 
 
@@ -68,7 +70,7 @@ def _set_confidence(memory: Memory, monkeypatch: pytest.MonkeyPatch, by_rank: di
     real = memory.search
     calls: list[int] = []
 
-    def search(query: str, filters: KeywordFilters, limit: int, mode: str = "hybrid") -> tuple[list[SearchHit], Any]:
+    def search(query: str, filters: EventFilters, limit: int, mode: str = "hybrid") -> tuple[list[SearchHit], Any]:
         hits, meta = real(query, filters, limit, mode)
         calls.append(len(hits))
         for rank, hit in enumerate(hits, start=1):
@@ -80,19 +82,27 @@ def _set_confidence(memory: Memory, monkeypatch: pytest.MonkeyPatch, by_rank: di
 
 
 def test_index_summarises_each_hit_in_search_order(memory: Memory) -> None:
-    filters = KeywordFilters(project=WORK)
-    index = memory.index("hello-from-mock", filters, 10, "keyword")
-    hits, _ = memory.search("hello-from-mock", filters, 10, "keyword")
+    filters = EventFilters(project=WORK)
+    index = memory.index(ECHO, filters, 10, "keyword")
+    hits, _ = memory.search(ECHO, filters, 10, "keyword")
     assert len(index.entries) == len(hits) >= 5
     for rank, (entry, hit) in enumerate(zip(index.entries, hits, strict=True), start=1):
         assert (entry.rank, entry.id, entry.score, entry.confidence) == (rank, hit.event.id, hit.score, hit.confidence)
         assert entry.citation == hit.to_json()["citation"] and entry.project == WORK
         assert entry.session_id == hit.event.session_id and entry.type == hit.event.type
     expected = {  # by how the stored text begins: the call line, or the first sentence
-        "Bash: echo hello-from-mock\n": "Bash: echo hello-from-mock",
-        "Hello from the mock model. You said:": "Hello from the mock model.",
-        "The command printed hello-from-mock. Done.": "The command printed hello-from-mock.",
-        "/compact focus on the echo command": "/compact focus on the echo command",  # a follow-up's follow-up
+        f"Bash: echo {ECHO}\n": f"Bash: echo {ECHO}",
+        f"The command printed {ECHO}. Done.": f"The command printed {ECHO}.",
+        f"Run the {ECHO} echo again and tell me what it printed": (
+            f"Run the {ECHO} echo again and tell me what it printed"
+        ),
+        f"It printed {ECHO} again.": f"It printed {ECHO} again.",
+        f"Before the compaction we ran echo {ECHO}, ": (
+            f"Before the compaction we ran echo {ECHO}, which printed {ECHO}."
+        ),
+        "I will run the command.": "I will run the command.",  # follow-ups
+        "Running it again.": "Running it again.",
+        "/compact focus on the echo command": "/compact focus on the echo command",
         "This session is being continued from a previous conversation that ran out of context. ": (
             "This session is being continued from a previous conversation that ran out of context."
         ),
@@ -107,25 +117,26 @@ def test_index_summarises_each_hit_in_search_order(memory: Memory) -> None:
 
 def test_timeline_follows_session_order_and_merges_windows(memory: Memory) -> None:
     order = _session_order(memory, BIG)
-    target_id, target = order[100]
+    assert len(order) >= 25
+    target_id, target = order[12]
     one = memory.timeline([target], before=2, after=3)
     (window,) = one.windows
     assert window.session_id == BIG and window.project is not None
-    assert [i.id for i in window.items] == [i for i, _ in order[98:104]]
-    assert [i.position for i in window.items] == list(range(99, 105))
+    assert [i.id for i in window.items] == [i for i, _ in order[10:16]]
+    assert [i.position for i in window.items] == list(range(11, 17))
     assert [t.id for t in one.targets] == [target_id]
     assert all(len(i.preview) <= 200 and "\n" not in i.preview for i in window.items)
     assert one.tokens == estimate_tokens(one.text()) and one.missing == ()
 
-    overlapping = memory.timeline([target, order[103][1]], before=2, after=2)
+    overlapping = memory.timeline([target, order[15][1]], before=2, after=2)
     (merged,) = overlapping.windows
-    assert [i.id for i in merged.items] == [i for i, _ in order[98:106]]  # 98-102 and 101-105, once each
-    assert [t.id for t in overlapping.targets] == [target_id, order[103][0]]
+    assert [i.id for i in merged.items] == [i for i, _ in order[10:18]]  # 10-14 and 13-17, once each
+    assert [t.id for t in overlapping.targets] == [target_id, order[15][0]]
 
-    apart = memory.timeline([order[200][1], order[10][1]], before=1, after=1)
+    apart = memory.timeline([order[22][1], order[3][1]], before=1, after=1)
     assert [[i.id for i in w.items] for w in apart.windows] == [
-        [i for i, _ in order[9:12]],
-        [i for i, _ in order[199:202]],
+        [i for i, _ in order[2:5]],
+        [i for i, _ in order[21:24]],
     ]
 
     by_id = memory.timeline([str(target_id), MISSING])
@@ -158,7 +169,8 @@ def test_details_carry_source_tools_and_count_citation_uses(memory: Memory) -> N
     src = details.source
     raw = Path(src["path"]).read_bytes()[src["byte_start"] : src["byte_end"]]
     assert raw.count(b"\n") == src["line_end"] - src["line_start"] + 1
-    assert all(json.loads(line)["uuid"] for line in raw.splitlines())
+    lines = [json.loads(line) for line in raw.splitlines()]  # whole lines: the call's to its result's
+    assert lines[0]["uuid"] and lines[-1]["uuid"] and lines[0]["type"] == "assistant" and lines[-1]["type"] == "user"
     assert src["uuid"].encode() in raw
     assert details.files and details.files[0] in text
     assert [n.is_target for n in details.neighbours].count(True) == 1 and len(details.neighbours) <= 5
@@ -197,14 +209,14 @@ def _check_within_budget(result: SmartSearch, budget: int, ranked: list[int]) ->
 
 def test_smart_search_never_exceeds_the_budget(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     _set_confidence(memory, monkeypatch, {1: HIGH, 2: SUGGESTED, 3: SUGGESTED})
-    filters = KeywordFilters()
-    ranked = [e.id for e in memory.index("mix format", filters, 8, "keyword").entries]
+    filters = EventFilters()
+    ranked = [e.id for e in memory.index(TOPIC, filters, 8, "keyword").entries]
     assert len(ranked) == 8
     for budget in BUDGETS:
-        _check_within_budget(memory.smart_search("mix format", filters, 8, "keyword", budget=budget), budget, ranked)
-    assert memory.smart_search("mix format", filters, 8, "keyword", budget=0).packing.layers == ()
+        _check_within_budget(memory.smart_search(TOPIC, filters, 8, "keyword", budget=budget), budget, ranked)
+    assert memory.smart_search(TOPIC, filters, 8, "keyword", budget=0).packing.layers == ()
 
-    full = memory.smart_search("mix format", filters, 8, "keyword", budget=100_000).packing
+    full = memory.smart_search(TOPIC, filters, 8, "keyword", budget=100_000).packing
     assert [layer for _, layer in full.layers] == [DETAILS, TIMELINE, TIMELINE] + [INDEX] * 5
     (top,) = full.details
     stored = memory.con.execute("SELECT text FROM events WHERE id = ?", [ranked[0]]).fetchone()
@@ -214,15 +226,15 @@ def test_smart_search_never_exceeds_the_budget(memory: Memory, monkeypatch: pyte
 
 def test_smart_search_with_no_confidence_keeps_index_lines(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     _set_confidence(memory, monkeypatch, {})
-    result = memory.smart_search("hello-from-mock", KeywordFilters(), 10, "keyword", budget=100_000)
+    result = memory.smart_search(ECHO, EventFilters(), 10, "keyword", budget=100_000)
     assert result.packing.layers and {layer for _, layer in result.packing.layers} == {INDEX}
     assert result.packing.details == () and result.packing.timeline is None
-    assert result.text() == memory.index("hello-from-mock", KeywordFilters(), 10, "keyword").text()
+    assert result.text() == memory.index(ECHO, EventFilters(), 10, "keyword").text()
 
 
 def test_smart_search_counts_a_use_only_for_hits_shown_in_full(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     _set_confidence(memory, monkeypatch, {1: HIGH, 2: SUGGESTED})
-    entries = memory.index("mix format", KeywordFilters(), 3, "keyword").entries
+    entries = memory.index(TOPIC, EventFilters(), 3, "keyword").entries
 
     def uses(citation: str | None) -> int:
         assert citation is not None
@@ -230,7 +242,7 @@ def test_smart_search_counts_a_use_only_for_hits_shown_in_full(memory: Memory, m
         return int(row[0]) if row else 0
 
     before = [uses(e.citation) for e in entries]
-    result = memory.smart_search("mix format", KeywordFilters(), 3, "keyword", budget=100_000, via="hook")
+    result = memory.smart_search(TOPIC, EventFilters(), 3, "keyword", budget=100_000, via="hook")
     assert [layer for _, layer in result.packing.layers] == [DETAILS, TIMELINE, INDEX]
     assert [uses(e.citation) for e in entries] == [before[0] + 1, before[1], before[2]]
     assert result.packing.details[0].citation_uses == before[0] + 1
@@ -256,13 +268,13 @@ def test_cached_layers_see_newly_imported_events(
     calls: list[str] = []
     real = memory.search
 
-    def counting(query: str, filters: KeywordFilters, limit: int, mode: str = "hybrid") -> Any:
+    def counting(query: str, filters: EventFilters, limit: int, mode: str = "hybrid") -> Any:
         calls.append(query)
         return real(query, filters, limit, mode)
 
     monkeypatch.setattr(memory, "search", counting)
-    assert memory.index("quokka", KeywordFilters(), 5, "keyword").entries == ()
-    assert memory.index("quokka", KeywordFilters(), 5, "keyword").entries == ()
+    assert memory.index("quokka", EventFilters(), 5, "keyword").entries == ()
+    assert memory.index("quokka", EventFilters(), 5, "keyword").entries == ()
     assert calls == ["quokka"]  # the repeat came from the cache
 
     home = tmp_path / "claude"
@@ -270,7 +282,7 @@ def test_cached_layers_see_newly_imported_events(
     transcript.parent.mkdir(parents=True)
     transcript.write_text(_transcript_line("q-1", "a brand new prompt about quokka migrations", 1) + "\n")
     memory.import_history(home, settle_seconds=0)
-    (entry,) = memory.index("quokka", KeywordFilters(), 5, "keyword").entries
+    (entry,) = memory.index("quokka", EventFilters(), 5, "keyword").entries
     assert entry.summary == "a brand new prompt about quokka migrations" and len(calls) == 2
     assert entry.citation is not None
 
@@ -292,18 +304,18 @@ def test_cached_layers_see_newly_imported_events(
 
 def test_forget_invalidates_cached_layers(own_memory: Memory) -> None:
     memory = own_memory
-    filters = KeywordFilters(project=WORK)
-    index = memory.index("hello-from-mock", filters, 50, "keyword")
+    filters = EventFilters(project=WORK)
+    index = memory.index(ECHO, filters, 50, "keyword")
     assert len(index.entries) < 50  # every match, so one fewer shows after the forget
     victim = index.entries[0]
     assert victim.citation is not None
     assert memory.details(victim.citation) is not None
     assert memory.timeline([victim.citation]).targets[0].id == victim.id
-    memory.index("hello-from-mock", filters, 50, "keyword")
+    memory.index(ECHO, filters, 50, "keyword")
     assert memory.layer_cache.hits >= 1  # primed
 
     assert memory.forget(ForgetSelector(event_ids=(victim.id,))) == 1
-    after = memory.index("hello-from-mock", filters, 50, "keyword")
+    after = memory.index(ECHO, filters, 50, "keyword")
     assert victim.id not in {e.id for e in after.entries} and len(after.entries) == len(index.entries) - 1
     assert memory.details(victim.citation) is None
     gone = memory.timeline([victim.citation])

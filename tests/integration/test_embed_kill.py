@@ -1,11 +1,12 @@
 """SIGKILL the real ``claude-memory import`` while it embeds; after restarts every event is embedded once.
 
-The child is the real CLI with the real model (../shared/models) on the real fixture transcripts, with its
-stderr on a pseudo-terminal so that it draws its own "Embedding n/total events" progress bar: a kill is
-only sent once that bar is on screen, so it lands in the embedding phase, and the store read after each
-kill proves it (the queue was partly drained by that run and is not empty). The one change to the CLI is
-a smaller embedding batch (the product embeds 512 events per transaction; here 16, so that a run commits
-many batches and kills land before, between and after commits); the final restart is the plain CLI.
+The child is the real CLI with the real model (../shared/models) on the real fixture transcripts (tests/fixtures,
+and a generated corpus), with its stderr on a pseudo-terminal so that it draws its own "Embedding n/total
+events" progress bar: a kill is only sent once that bar is on screen, so it lands in the embedding phase,
+and the store read after each kill proves it (the queue was partly drained by that run and is not empty).
+The one change to the CLI is a smaller embedding batch (the product embeds 512 events per transaction; here
+16, so that a run commits many batches and kills land before, between and after commits); the final
+restart is the plain CLI.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import duckdb
@@ -30,17 +32,18 @@ import numpy as np
 import pytest
 
 from claude_memory.core.chunks import MAX_CHUNKS, MAX_TOOL_CHUNKS, chunk_hash, chunk_text
+from claude_memory.core.filters import EventFilters
 from claude_memory.service.memory import Memory
 from claude_memory.store.embedder import Embedder
-from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.vector_index import INDEX_FILE, META_FILE
+from support import own_fixtures
 
 COMMITS_BEFORE_KILL = (0, 2, 1, 0, 3, 1)  # batches each killed run commits before its kill
 MID_DRAIN_KILLS_REQUIRED = 3
 BATCH = 16
-# The fixture tree without its largest session (two fifths of the events, three fifths of the text to embed):
-# keeps this test near a minute on 2 cores.
-LEFT_OUT = "-home-USER-projects-spotter-worktrees-spotter-dov"
+# The fixture tree plus a generated corpus (bench/corpus.py) for enough text to embed that six kills land
+# while embedding: keeps this test near a minute on 2 cores.
+CORPUS_EVENTS = 250
 LAUNCHER = (
     "import sys\n"
     "from claude_memory.service.embedding import EmbeddingWorker\n"
@@ -177,9 +180,10 @@ def assert_consistent(state: dict[str, int]) -> None:
 
 
 @pytest.fixture()
-def home(fixtures_home: Path, tmp_path: Path) -> Path:
+def home(fixtures_home: Path, tmp_path: Path, corpus_module: ModuleType) -> Path:
     target = tmp_path / "claude"
-    shutil.copytree(fixtures_home, target, ignore=lambda folder, names: [n for n in names if n == LEFT_OUT])
+    shutil.copytree(fixtures_home, target)
+    corpus_module.generate(target, CORPUS_EVENTS, seed=5)
     return target
 
 
@@ -285,10 +289,10 @@ def test_sigkill_while_embedding_then_restart_embeds_every_event_exactly_once(
             "ORDER BY id LIMIT 1"
         ).fetchone()
         assert row is not None
-        hits, meta_search = memory.search(row[1], KeywordFilters(), 5, mode="semantic")
+        hits, meta_search = memory.search(row[1], EventFilters(), 5, mode="semantic")
         assert meta_search["mode"] == "semantic" and "degraded" not in meta_search
         assert hits and hits[0].event.text == row[1]
-        hits, _ = memory.search("output a salutation", KeywordFilters(project="/home/dev/work"), 5, mode="semantic")
-        assert hits and hits[0].event.tool_name == "Bash" and "Print a greeting" in hits[0].event.text
-        hybrid, meta_search = memory.search(row[1], KeywordFilters(), 5)
+        hits, _ = memory.search("output a salutation", EventFilters(project=own_fixtures.WORK), 5, mode="semantic")
+        assert hits and any(h.event.tool_name == "Bash" and "Print a greeting" in h.event.text for h in hits)
+        hybrid, meta_search = memory.search(row[1], EventFilters(), 5)
         assert meta_search["mode"] == "hybrid" and row[0] in [h.event.id for h in hybrid]

@@ -1,5 +1,5 @@
 """The in-memory event map agrees with DuckDB: session neighbours, filters, and label -> event mapping, on a
-store built from the real fixture tree; and it follows imports and forgets."""
+store built from the real fixture tree (tests/fixtures); and it follows imports and forgets."""
 
 from __future__ import annotations
 
@@ -12,15 +12,15 @@ import duckdb
 import numpy as np
 import pytest
 
-from claude_memory.core.filters import ForgetSelector
+from claude_memory.core.filters import EventFilters, ForgetSelector
 from claude_memory.core.ranking import NO_TIME, Facts, Scope, Weights, micros
 from claude_memory.service.memory import Memory
 from claude_memory.store import db
 from claude_memory.store.eventmap import EventMap
-from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.traits import TIME_WORDS
+from support import own_fixtures
 
-WORK = "/home/dev/work"
+WORK = own_fixtures.WORK
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +55,8 @@ def test_neighbours_and_facts_match_duckdb_for_every_event(store: Path, tmp_path
         first = memory.con.execute("SELECT session_id FROM events LIMIT 1").fetchone()
         assert first is not None
         some_session = first[0]
-        got = event_map.facts(list(expected), KeywordFilters(), Scope(project=WORK, session_id=some_session))
-        assert set(got.ids.tolist()) == set(expected) and len(got) == 661
+        got = event_map.facts(list(expected), EventFilters(), Scope(project=WORK, session_id=some_session))
+        assert set(got.ids.tolist()) == set(expected) and len(got) == len(expected) > 80
         assert neighbour_ids(got) == expected
         rows = memory.con.execute("SELECT id, session_id, project, ts FROM events").fetchall()
         row_of = {int(i): r for r, i in enumerate(got.ids.tolist())}
@@ -72,15 +72,15 @@ def test_neighbours_and_facts_match_duckdb_for_every_event(store: Path, tmp_path
 
 def test_filters_skip_to_the_nearest_admitted_neighbour(store: Path, tmp_path: Path) -> None:
     with Memory(shutil.copytree(store, tmp_path / "d")) as memory:
-        expected = sql_neighbours(memory, "type IN ('user_prompt', 'agent_response') AND project = '/home/dev/work'")
+        expected = sql_neighbours(memory, f"type IN ('user_prompt', 'agent_response') AND project = '{WORK}'")
         event_map = EventMap()
         event_map.refresh(memory.con)
-        filters = KeywordFilters(project=WORK, types=("user_prompt", "agent_response"))
+        filters = EventFilters(project=WORK, types=("user_prompt", "agent_response"))
         everything = [int(r[0]) for r in memory.con.execute("SELECT id FROM events").fetchall()]
         got = event_map.facts(everything, filters)
         assert neighbour_ids(got) == expected
         since = datetime(2100, 1, 1, tzinfo=UTC)
-        assert len(event_map.facts(everything, KeywordFilters(since=since))) == 0
+        assert len(event_map.facts(everything, EventFilters(since=since))) == 0
 
 
 def test_labels_map_to_their_events_and_the_map_follows_forgets(
@@ -116,7 +116,7 @@ def expected_traits(memory: Memory) -> dict[int, tuple[int, bool, bool]]:
 
 
 def traits_of(event_map: EventMap, ids: list[int]) -> dict[int, tuple[int, bool, bool]]:
-    facts = event_map.facts(ids, KeywordFilters())
+    facts = event_map.facts(ids, EventFilters())
     return {
         int(i): (int(n), bool(q), bool(t))
         for i, n, q, t in zip(facts.ids, facts.length, facts.question, facts.names_time, strict=True)
@@ -162,7 +162,7 @@ def test_search_gives_the_time_bonus_only_to_a_question_asking_when(store: Path,
         words = " ".join(re.findall(r"[A-Za-z]{5,}", row[0])[:4])
         bonus = {}
         for query in (f"When did we {words}?", f"Why did we {words}?"):
-            hits, _ = memory.search(query, KeywordFilters(), 20, "keyword")
+            hits, _ = memory.search(query, EventFilters(), 20, "keyword")
             assert any(h.event.id in timed for h in hits)
             parts = [(h.event.id, h.components or {}) for h in hits]
             bonus[query] = {i: c["time"] for i, c in parts if "time" in c}  # not follow-ups alone: they have none

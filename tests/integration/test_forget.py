@@ -11,9 +11,9 @@ import hnswlib
 import numpy as np
 import pytest
 
+from claude_memory.core.filters import EventFilters
 from claude_memory.service import memory as memory_module
 from claude_memory.service.memory import REBUILD_INDEX_AFTER_FORGET, ForgetSelector, Memory
-from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, decode_rows
 
 
@@ -57,10 +57,10 @@ def test_forget_event_removes_it_everywhere_and_reimport_does_not_restore_it(tmp
         memory.import_history(home, settle_seconds=0)
         memory.con.execute("CHECKPOINT")
         assert b"zebraquokka" in raw_bytes(data)  # the scan can see stored text
-        (hit, *_follow_ups), _ = memory.search("zebraquokka", KeywordFilters(), 5)
+        (hit, *_follow_ups), _ = memory.search("zebraquokka", EventFilters(), 5)
         assert memory.count_matching(ForgetSelector(event_ids=(hit.event.id,))) == 1
         assert memory.forget(ForgetSelector(event_ids=(hit.event.id,))) == 1
-        hits, _ = memory.search("zebraquokka", KeywordFilters(), 5)
+        hits, _ = memory.search("zebraquokka", EventFilters(), 5)
         assert hits == []
         postings = memory.con.execute("SELECT count(*) FROM kw_main WHERE event_id = ?", [hit.event.id]).fetchone()
         postings_delta = memory.con.execute(
@@ -71,7 +71,7 @@ def test_forget_event_removes_it_everywhere_and_reimport_does_not_restore_it(tmp
         memory.con.execute("DELETE FROM ingest_checkpoints")  # force a full re-read of the transcripts
         again = memory.import_history(home, settle_seconds=0)
         assert again.events_new == 0
-        assert [h.event.text for h in memory.search("canarykeeper", KeywordFilters(), 5)[0]]
+        assert [h.event.text for h in memory.search("canarykeeper", EventFilters(), 5)[0]]
     data_bytes = raw_bytes(data)
     assert b"canarykeeper" in data_bytes  # control: kept text is still visible to this scan
     assert b"zebraquokka" not in data_bytes
@@ -86,7 +86,7 @@ def test_forget_by_session_and_before_date(tmp_path: Path) -> None:
         assert memory.forget(ForgetSelector(session_id="s2")) == 1
         assert [s["session_id"] for s in memory.sessions(None, 10)] == ["s1"]
         assert memory.forget(ForgetSelector(before=datetime(2026, 2, 1, tzinfo=UTC))) == 1
-        remaining = [e.text for e in memory.history(KeywordFilters(), 10)]
+        remaining = [e.text for e in memory.history(EventFilters(), 10)]
         assert remaining == ["keep the canarykeeper note about retries"]
         assert memory.forget(ForgetSelector(project="/elsewhere")) == 0
         assert memory.forget(ForgetSelector(project="/nonexistent/proj")) == 1
@@ -99,13 +99,13 @@ def test_a_crash_between_forget_and_the_file_rewrite_is_finished_at_the_next_ope
     with Memory(data) as memory:
         memory.con.execute("SET force_compression = 'uncompressed'")
         memory.import_history(home, settle_seconds=0)
-        (hit, *_follow_ups), _ = memory.search("zebraquokka", KeywordFilters(), 5)
+        (hit, *_follow_ups), _ = memory.search("zebraquokka", EventFilters(), 5)
         # Committed; then the process "dies" before rewriting.
         assert memory.writer.forget(ForgetSelector(event_ids=(hit.event.id,)))[0] == 1
         memory.con.execute("CHECKPOINT")
         assert b"zebraquokka" in raw_bytes(data)  # the deleted text is still in freed blocks
     with Memory(data) as memory:  # the next open finishes the job
-        assert memory.search("zebraquokka", KeywordFilters(), 5)[0] == []
+        assert memory.search("zebraquokka", EventFilters(), 5)[0] == []
         pending = memory.con.execute("SELECT count(*) FROM store_flags").fetchone()
         assert pending == (0,)
     assert b"zebraquokka" not in raw_bytes(data)
@@ -138,8 +138,8 @@ def _embedded_home(tmp_path: Path) -> tuple[Path, Path, int, dict[str, list[int]
     with Memory(data) as memory:
         memory.import_history(home, settle_seconds=0)
         assert memory.embed_pending() == 3
-        (hit, *_follow_ups), _ = memory.search("zebraquokka", KeywordFilters(), 5, mode="keyword")
-        top, _ = memory.search("a migration plan for the payments table", KeywordFilters(), 1, mode="semantic")
+        (hit, *_follow_ups), _ = memory.search("zebraquokka", EventFilters(), 5, mode="keyword")
+        top, _ = memory.search("a migration plan for the payments table", EventFilters(), 1, mode="semantic")
         assert top[0].event.id == hit.event.id  # semantic search finds it before the forget
         rows = memory.con.execute("SELECT label, event_id FROM chunks ORDER BY label").fetchall()
     labels = {"doomed": [int(r[0]) for r in rows if r[1] == hit.event.id],
@@ -164,10 +164,10 @@ def _assert_vectors_gone(data: Path, event_id: int, labels: dict[str, list[int]]
         index = memory.vector_index()
         assert index.live_count == len(labels["kept"])
         for query in ("a migration plan for the payments table", "zebraquokka migration plan"):
-            hits, meta = memory.search(query, KeywordFilters(), 5, mode="semantic")
+            hits, meta = memory.search(query, EventFilters(), 5, mode="semantic")
             assert meta["mode"] == "semantic" and hits
             assert event_id not in [h.event.id for h in hits]
-            hits, _ = memory.search(query, KeywordFilters(), 5, mode="hybrid")
+            hits, _ = memory.search(query, EventFilters(), 5, mode="hybrid")
             assert event_id not in [h.event.id for h in hits]
     dim = len(vectors[labels["kept"][0]]) // 4
     copy = decode_rows(np.fromfile(data / COPY_FILE, dtype=np.uint8).reshape(-1, dim + SCALE_BYTES))

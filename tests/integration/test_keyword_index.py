@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from claude_memory.core.filters import EventFilters
 from claude_memory.service.memory import Memory
 from claude_memory.service.projects import git_root_or_self
 from claude_memory.store import keyword
-from claude_memory.store.keyword import KeywordFilters
 
 
 def _prompt(uuid: str, text: str, cwd: str = "/nonexistent/kw") -> str:
@@ -31,13 +31,13 @@ def test_appended_lines_are_searchable_after_the_next_import_without_a_rebuild(t
     transcript.write_text(_prompt("k1", "configure the gizmoflux cache eviction"))
     with Memory(tmp_path / "data") as memory:
         memory.import_history(home, settle_seconds=0)
-        assert [h.event.text for h in memory.search("gizmoflux", KeywordFilters(), 5)[0]]
+        assert [h.event.text for h in memory.search("gizmoflux", EventFilters(), 5)[0]]
         with transcript.open("a") as fh:
             fh.write(_prompt("k2", "the quaxelbrot migration failed twice"))
         report = memory.import_history(home, settle_seconds=0)
         assert report.events_new == 1
         assert keyword.delta_rows(memory.con) > 0  # still unmerged: searchable from the delta
-        (hit, *follow_ups), meta = memory.search("quaxelbrot migrations", KeywordFilters(), 5)
+        (hit, *follow_ups), meta = memory.search("quaxelbrot migrations", EventFilters(), 5)
         assert hit.event.text == "the quaxelbrot migration failed twice"
         assert all("quaxelbrot" not in h.event.text for h in follow_ups)
         assert meta["terms"] == ["quaxelbrot", "migrat"]
@@ -46,15 +46,13 @@ def test_appended_lines_are_searchable_after_the_next_import_without_a_rebuild(t
 def test_merge_keeps_scores_and_order(fixtures_home: Path, tmp_path: Path) -> None:
     with Memory(tmp_path / "data") as memory:
         memory.import_history(fixtures_home, settle_seconds=0)
-        queries = ["streaming bug", "mix format", "echo hello", "container image build", "pull request review"]
+        queries = ["ruff format", "echo hello", "container image build", "apply discount cart", "recent sessions"]
         before = {
-            q: [(h.event.id, round(h.score, 9)) for h in memory.search(q, KeywordFilters(), 10)[0]] for q in queries
+            q: [(h.event.id, round(h.score, 9)) for h in memory.search(q, EventFilters(), 10)[0]] for q in queries
         }
         memory.writer.merge_keyword_index(force=True)
         assert keyword.delta_rows(memory.con) == 0
-        after = {
-            q: [(h.event.id, round(h.score, 9)) for h in memory.search(q, KeywordFilters(), 10)[0]] for q in queries
-        }
+        after = {q: [(h.event.id, round(h.score, 9)) for h in memory.search(q, EventFilters(), 10)[0]] for q in queries}
         assert before == after and all(before.values())
 
 
@@ -68,16 +66,16 @@ def test_bm25_prefers_rarer_terms_and_filters_apply(tmp_path: Path) -> None:
     (folder / "kw-1.jsonl").write_text("".join(lines))
     with Memory(tmp_path / "data") as memory:
         memory.import_history(home, settle_seconds=0)
-        hits, _ = memory.search("zorblatt build", KeywordFilters(), 5)
+        hits, _ = memory.search("zorblatt build", EventFilters(), 5)
         # the rare term outweighs the common one: both zorblatt events come before any plain "build"
         assert {h.event.text for h in hits[:2]} == {
             "common words about the zorblatt build",
             "zorblatt in another project",
         }
         assert all("number" in h.event.text for h in hits[2:]) and len(hits) == 5
-        scoped, _ = memory.search("zorblatt", KeywordFilters(project="/nonexistent/other"), 5)
+        scoped, _ = memory.search("zorblatt", EventFilters(project="/nonexistent/other"), 5)
         assert [h.event.text for h in scoped] == ["zorblatt in another project"]
-        none, meta = memory.search("the and of", KeywordFilters(), 5)
+        none, meta = memory.search("the and of", EventFilters(), 5)
         assert none == [] and meta["note"] == "The query has no searchable words."
 
 

@@ -126,12 +126,12 @@ def test_postings_a_crash_kept_without_their_events_are_dropped_before_reimport(
     the commit) but not its events or checkpoints. Importing again must not index those events twice."""
     data = tmp_path / "data"
     with Memory(data) as memory:
-        memory.import_history(fixtures_home, settle_seconds=0)
+        first = memory.import_history(fixtures_home, settle_seconds=0)
         postings = memory.con.execute("SELECT * FROM kw_delta ORDER BY ALL").fetchall()
         assert postings and memory.con.execute("SELECT count(*) FROM kw_main").fetchone() == (0,)
         for table in ("events", "ingest_checkpoints", "sessions", "subagents", "embed_queue"):
             memory.con.execute(f"DELETE FROM {table}")
         report = memory.import_history(fixtures_home, settle_seconds=0)
-        assert report.events_new == 661
+        assert report.events_new == first.events_new == memory.stats()["events"] > 0
         assert any(f"Removed {len(postings)} keyword postings" in note for note in report.notes)
         assert memory.con.execute("SELECT * FROM kw_delta ORDER BY ALL").fetchall() == postings

@@ -7,8 +7,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from claude_memory.core.filters import EventFilters
 from claude_memory.service.memory import Memory
-from claude_memory.store.keyword import KeywordFilters
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -54,7 +54,7 @@ def test_bad_lines_are_skipped_reported_and_the_import_finishes(tmp_path: Path) 
     path = write_bad_home(home)
     with Memory(tmp_path / "data") as memory:
         report = memory.import_history(home, settle_seconds=0)
-        texts = sorted(e.text for e in memory.history(KeywordFilters(), 100))
+        texts = sorted(e.text for e in memory.history(EventFilters(), 100))
     assert texts == ["after the bad lines", "before the bad lines"]
     issues = {(i.path, i.line_no): i.reason for i in report.issues}
     assert issues == {
@@ -99,7 +99,7 @@ def test_unfinished_last_line_of_a_live_file_is_left_for_later(tmp_path: Path) -
             fh.write(full[30:])
         second = memory.import_history(home, settle_seconds=3600)
         assert second.events_new == 1 and not second.issues
-        assert sorted(e.text for e in memory.history(KeywordFilters(), 100)) == [
+        assert sorted(e.text for e in memory.history(EventFilters(), 100)) == [
             "first prompt",
             "second prompt, written in two parts",
         ]
@@ -157,7 +157,7 @@ def test_a_tool_call_waiting_for_hours_is_not_closed_early(tmp_path: Path) -> No
         assert importer.run(discover(home).files).events_new == 0  # still waiting for the result
         path.write_bytes(_tool_lines(result=True))
         assert importer.run(discover(home).files).events_new == 1
-        (event,) = memory.history(KeywordFilters(), 10)
+        (event,) = memory.history(EventFilters(), 10)
         assert "FINAL REPORT" in event.text and "result" not in event.metadata
     other = tmp_path / "other"
     (other / "projects" / "-nonexistent-bad").mkdir(parents=True)
@@ -165,7 +165,7 @@ def test_a_tool_call_waiting_for_hours_is_not_closed_early(tmp_path: Path) -> No
     with Memory(tmp_path / "data2") as memory:
         later = Importer(memory.writer, PrivacyFilter(), ImportOptions(), clock=lambda: time.time() + 2 * 86400)
         assert later.run(discover(other).files).events_new == 1  # two days idle: stored without a result
-        (event,) = memory.history(KeywordFilters(), 10)
+        (event,) = memory.history(EventFilters(), 10)
         assert event.metadata["result"] == "missing"
 
 

@@ -1,5 +1,5 @@
 """The in-memory BM25 index answers exactly what the SQL reference (``keyword.search``) answers, on stores
-built from the real fixture tree: same ids, scores and coverage for many queries and every filter kind,
+built from the real fixture tree (tests/fixtures): same ids, scores and coverage for many queries and every filter kind,
 and it stays so as the store changes (a second import into the delta, a merge into kw_main, new events
 that were merged before the index saw them, a fold of the appended rows, a forget)."""
 
@@ -15,17 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from claude_memory.core.filters import ForgetSelector
+from claude_memory.core.filters import EventFilters, ForgetSelector
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service.memory import Memory
 from claude_memory.store import keyword, postings
 from claude_memory.store.eventmap import EventMap
-from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.postings import PostingsIndex
+from support import own_fixtures
 
-WORK = "/home/dev/work"
-STREAMING = "/Users/testuser/Documents/GitHub/projects/example-project/.worktrees/streaming"
-SPOTTER = "/home/marco/projects/spotter"
+WORK, SPACED, SHOP, INFRA = own_fixtures.WORK, own_fixtures.SPACED, own_fixtures.SHOP, own_fixtures.INFRA
+QUERIES = ("ruff format", "apply discount", "echo hello", "container image build", "recent sessions ranking")
 REL = 1e-9
 Hits = list[tuple[int, float, float]]
 
@@ -42,7 +41,7 @@ def close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=REL, abs_tol=1e-12)
 
 
-def assert_same(memory: Memory, index: PostingsIndex, events: EventMap, terms: list[str], filters: KeywordFilters,
+def assert_same(memory: Memory, index: PostingsIndex, events: EventMap, terms: list[str], filters: EventFilters,
                 limit: int) -> Hits:  # fmt: skip
     """The index's answer equals keyword.search's. Scores are sums of floats, which DuckDB adds in its own
     order: events whose scores are equal in exact arithmetic may differ in the last bit there, so such
@@ -70,30 +69,30 @@ def vocabulary_queries(memory: Memory, count: int, seed: int) -> list[list[str]]
     words = sorted({w for t in texts for w in re.findall(r"[A-Za-z][A-Za-z0-9_]{2,}", t)})
     rng = random.Random(seed)
     out = [tokenizer.terms(" ".join(rng.sample(words, rng.randint(1, 4)))) for _ in range(count)]
-    out += [tokenizer.terms(q) for q in ("streaming bug", "mix format", "echo hello", "pull request review")]
+    out += [tokenizer.terms(q) for q in QUERIES]
     out += [[*q, "zzqxnotaword"] for q in out[:5]]
     return [q for q in out if q]
 
 
-def filter_cases(memory: Memory) -> list[KeywordFilters]:
+def filter_cases(memory: Memory) -> list[EventFilters]:
     sessions = [str(r[0]) for r in memory.con.execute("SELECT DISTINCT session_id FROM events ORDER BY 1").fetchall()]
     middle = memory.con.execute("SELECT quantile_disc(ts, 0.5) FROM events").fetchone()
     assert middle and middle[0] is not None
     mid = middle[0].replace(tzinfo=UTC)
     return [
-        KeywordFilters(),
-        KeywordFilters(project=WORK),
-        KeywordFilters(project=STREAMING),
-        KeywordFilters(project="/no/such/project"),
-        KeywordFilters(session_id=sessions[0]),
-        KeywordFilters(session_id=sessions[-1]),
-        KeywordFilters(types=("tool_use",)),
-        KeywordFilters(types=("user_prompt", "agent_response")),
-        KeywordFilters(types=("no_such_type",)),
-        KeywordFilters(since=mid),
-        KeywordFilters(until=mid),
-        KeywordFilters(since=mid - timedelta(days=30), until=mid + timedelta(days=1)),
-        KeywordFilters(project=SPOTTER, types=("agent_response", "tool_use"), until=datetime(2100, 1, 1, tzinfo=UTC)),
+        EventFilters(),
+        EventFilters(project=WORK),
+        EventFilters(project=INFRA),
+        EventFilters(project="/no/such/project"),
+        EventFilters(session_id=sessions[0]),
+        EventFilters(session_id=sessions[-1]),
+        EventFilters(types=("tool_use",)),
+        EventFilters(types=("user_prompt", "agent_response")),
+        EventFilters(types=("no_such_type",)),
+        EventFilters(since=mid),
+        EventFilters(until=mid),
+        EventFilters(since=mid - timedelta(days=30), until=mid + timedelta(days=1)),
+        EventFilters(project=SHOP, types=("agent_response", "tool_use"), until=datetime(2100, 1, 1, tzinfo=UTC)),
     ]
 
 
@@ -111,7 +110,9 @@ def level(memory: Memory, index: PostingsIndex, events: EventMap) -> None:
 def test_same_ids_scores_and_coverage_as_sql_for_many_queries_and_every_filter(store: Path, tmp_path: Path) -> None:
     with Memory(shutil.copytree(store, tmp_path / "d")) as memory:
         index, events = fresh(memory)
-        assert index.documents == 661 and index.postings == keyword.delta_rows(memory.con) > 40_000
+        stored = memory.con.execute("SELECT count(*) FROM events").fetchone()
+        assert stored is not None and index.documents == stored[0] > 80
+        assert index.postings == keyword.delta_rows(memory.con) > 10 * index.documents
         cases = filter_cases(memory)
         answered = dict.fromkeys(range(len(cases)), 0)
         for n, terms in enumerate(vocabulary_queries(memory, 60, seed=1)):
@@ -120,8 +121,8 @@ def test_same_ids_scores_and_coverage_as_sql_for_many_queries_and_every_filter(s
                 answered[k] += bool(got)
         # every filter except the ones that match nothing let some hits through (so they were exercised)
         assert [k for k, hits in answered.items() if not hits] == [3, 8]
-        assert index.search(["zzqxnotaword"], KeywordFilters(), 10, events) == []
-        assert index.search([], KeywordFilters(), 10, events) == []
+        assert index.search(["zzqxnotaword"], EventFilters(), 10, events) == []
+        assert index.search([], EventFilters(), 10, events) == []
 
 
 def test_exact_ties_break_by_event_id_at_the_cut_off(tmp_path: Path) -> None:
@@ -138,19 +139,29 @@ def test_exact_ties_break_by_event_id_at_the_cut_off(tmp_path: Path) -> None:
     with Memory(tmp_path / "data") as memory:
         memory.import_history(home, settle_seconds=0)
         index, events = fresh(memory)
-        got = index.search(["wobblefrost"], KeywordFilters(), 5, events)
-        want = keyword.search(memory.con, ["wobblefrost"], KeywordFilters(), 5)
+        got = index.search(["wobblefrost"], EventFilters(), 5, events)
+        want = keyword.search(memory.con, ["wobblefrost"], EventFilters(), 5)
         assert got == want  # bit-identical: one term, the same arithmetic
-        every = keyword.search(memory.con, ["wobblefrost"], KeywordFilters(), 100)
+        every = keyword.search(memory.con, ["wobblefrost"], EventFilters(), 100)
         assert len(every) == 12 and len({s for _, s, _ in every}) == 1
         assert [i for i, _, _ in got] == sorted(i for i, _, _ in every)[:5]
 
 
+def events_by_project(home: Path, tmp_path: Path) -> dict[str, int]:
+    """How many events each project of ``home`` holds, from a separate import of all of it."""
+    with Memory(tmp_path / "reference") as memory:
+        memory.import_history(home, settle_seconds=0)
+        rows = memory.con.execute("SELECT project, count(*) FROM events GROUP BY project").fetchall()
+    return {str(p): int(n) for p, n in rows}
+
+
 def test_follows_imports_merges_and_forgets(fixtures_home: Path, tmp_path: Path) -> None:
+    count = events_by_project(fixtures_home, tmp_path)
+    work, spaced, infra = count[WORK], count[SPACED], count[INFRA]
     with Memory(tmp_path / "data") as memory:
         memory.import_history(fixtures_home, project=WORK, settle_seconds=0)
         index, events = fresh(memory)
-        assert index.loads == 1 and index.documents == 25
+        assert index.loads == 1 and index.documents == work
         queries_ = vocabulary_queries(memory, 20, seed=2)
 
         def check(expected_documents: int) -> None:
@@ -160,39 +171,39 @@ def test_follows_imports_merges_and_forgets(fixtures_home: Path, tmp_path: Path)
             delta = keyword.delta_rows(memory.con)
             assert index.postings == delta + (int(count[0]) if count else 0)
             for n, terms in enumerate([*queries_, *vocabulary_queries(memory, 20, seed=3)]):
-                for filters in (KeywordFilters(), KeywordFilters(project=SPOTTER), KeywordFilters(types=("tool_use",))):
+                for filters in (EventFilters(), EventFilters(project=SPACED), EventFilters(types=("tool_use",))):
                     assert_same(memory, index, events, terms, filters, (200, 7)[n % 2])
 
         # a second import: the new postings are in kw_delta, appended without a reload
-        memory.import_history(fixtures_home, project=SPOTTER, settle_seconds=0)
+        memory.import_history(fixtures_home, project=SPACED, settle_seconds=0)
         assert keyword.delta_rows(memory.con) > 0
-        check(25 + 38)
+        check(work + spaced)
         assert index.loads == 1
         # merging the delta into kw_main changes nothing the index holds
         memory.writer.merge_keyword_index(force=True)
         assert keyword.delta_rows(memory.con) == 0
-        check(25 + 38)
+        check(work + spaced)
         # events merged into kw_main before the index saw them: found there, still without a reload
-        memory.import_history(fixtures_home, project=STREAMING, settle_seconds=0)
+        memory.import_history(fixtures_home, project=INFRA, settle_seconds=0)
         memory.writer.merge_keyword_index(force=True)
-        check(25 + 38 + 305)
+        check(work + spaced + infra)
         assert index.loads == 1
         # a forget (one event, then a whole session) reloads
         row = memory.con.execute(
-            "SELECT id, text FROM events WHERE project = ? AND kw_len > 3 ORDER BY id LIMIT 1", [SPOTTER]
+            "SELECT id, text FROM events WHERE project = ? AND kw_len > 3 ORDER BY id LIMIT 1", [SPACED]
         ).fetchone()
         assert row
         victim, terms = int(row[0]), QueryTokenizer().terms(str(row[1]))
-        assert victim in [i for i, _, _ in index.search(terms, KeywordFilters(), 1000, events)]
+        assert victim in [i for i, _, _ in index.search(terms, EventFilters(), 1000, events)]
         assert memory.forget(ForgetSelector(event_ids=(victim,))) == 1
-        check(25 + 38 + 305 - 1)
+        check(work + spaced + infra - 1)
         assert index.loads == 2
-        assert victim not in [i for i, _, _ in index.search(terms, KeywordFilters(), 1000, events)]
-        session = memory.con.execute("SELECT session_id FROM events WHERE project = ? LIMIT 1", [STREAMING]).fetchone()
+        assert victim not in [i for i, _, _ in index.search(terms, EventFilters(), 1000, events)]
+        session = memory.con.execute("SELECT session_id FROM events WHERE project = ? LIMIT 1", [INFRA]).fetchone()
         assert session
         gone = memory.forget(ForgetSelector(session_id=str(session[0])))
         assert gone > 0
-        check(25 + 38 + 305 - 1 - gone)
+        check(work + spaced + infra - 1 - gone)
         assert index.loads == 3
 
 
@@ -203,13 +214,13 @@ def test_appended_rows_fold_into_the_main_ones(
     with Memory(tmp_path / "data") as memory:
         memory.import_history(fixtures_home, project=WORK, settle_seconds=0)
         index, events = fresh(memory)
-        for project in (SPOTTER, STREAMING):
+        for project in (SPACED, INFRA):
             memory.import_history(fixtures_home, project=project, settle_seconds=0)
             level(memory, index, events)
             assert index.loads == 1 and index.appended_postings == 0  # folded
             reference, ref_events = fresh(memory)  # built from scratch
             for terms in vocabulary_queries(memory, 30, seed=4):
-                for filters in (KeywordFilters(), KeywordFilters(project=project)):
+                for filters in (EventFilters(), EventFilters(project=project)):
                     got = assert_same(memory, index, events, terms, filters, 50)
                     assert got == reference.search(terms, filters, 50, ref_events)
 
@@ -218,8 +229,8 @@ def test_memory_search_uses_the_index_and_ranks_as_with_sql(
     store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with Memory(shutil.copytree(store, tmp_path / "d")) as memory:
-        qs = ["streaming bug", "mix format", "echo hello", "container image build", "pull request review", "test"]
-        cases = [KeywordFilters(), KeywordFilters(project=WORK), KeywordFilters(types=("tool_use", "user_prompt"))]
+        qs = [*QUERIES, "test"]
+        cases = [EventFilters(), EventFilters(project=WORK), EventFilters(types=("tool_use", "user_prompt"))]
 
         def run() -> list[list[tuple[int, float, str]]]:
             out = []
@@ -240,7 +251,7 @@ def test_memory_search_uses_the_index_and_ranks_as_with_sql(
         in_memory = run()
         assert len(calls) == len(qs) * len(cases) and sum(map(bool, in_memory)) >= 12
 
-        def sql(self: PostingsIndex, terms: list[str], filters: KeywordFilters, limit: int, _: EventMap) -> Hits:
+        def sql(self: PostingsIndex, terms: list[str], filters: EventFilters, limit: int, _: EventMap) -> Hits:
             return keyword.search(memory.con, terms, filters, limit)
 
         monkeypatch.setattr(PostingsIndex, "search", sql)

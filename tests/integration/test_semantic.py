@@ -10,24 +10,23 @@ import hnswlib
 import numpy as np
 import pytest
 
-from claude_memory.core.filters import ForgetSelector
+from claude_memory.core.filters import EventFilters, ForgetSelector
 from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.memory import Memory
 from claude_memory.service.semantic import similarities
 from claude_memory.store.embedding_queue import MAX_ATTEMPTS
 from claude_memory.store.eventmap import EventMap
-from claude_memory.store.keyword import KeywordFilters
 from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, VectorIndex
+from support import own_fixtures
+from support.shared_data import embedding_model
 
-WORK = "/home/dev/work"
+WORK = own_fixtures.WORK
 
 
 @pytest.fixture(scope="module")
-def embedded(fixtures_home: Path, shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The fixture tree imported and embedded once (~35 s); each test works on its own copy."""
-    model = shared / "models" / "all-MiniLM-L6-v2-onnx"
-    if not (model / "model.onnx").exists():
-        pytest.skip(f"the embedding model is not in {model}")
+def embedded(fixtures_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture tree imported and embedded once; each test works on its own copy."""
+    model = embedding_model()
     data = tmp_path_factory.mktemp("embedded") / "data"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CLAUDE_MEMORY_MODEL_PATH", str(model))
@@ -66,13 +65,15 @@ def test_import_embeds_everything_once_and_semantic_search_finds_paraphrases(
             )
             == 0
         )
-        # no word in common with "Bash: echo hello-from-mock / Print a greeting", only meaning
-        hits, meta = memory.search("output a salutation", KeywordFilters(project=WORK), 5, mode="semantic")
+        # no word in common with "Please print a greeting with echo" or its call "Bash: echo hello-from-fake /
+        # Print a greeting", only meaning
+        hits, meta = memory.search("output a salutation", EventFilters(project=WORK), 5, mode="semantic")
         assert meta["mode"] == "semantic" and "degraded" not in meta
-        assert hits[0].event.tool_name == "Bash" and "Print a greeting" in hits[0].event.text
-        keyword_hits, _ = memory.search("output a salutation", KeywordFilters(project=WORK), 5, mode="keyword")
-        assert all("Print a greeting" not in h.event.text for h in keyword_hits)
-        hybrid, meta = memory.search("greeting command output", KeywordFilters(project=WORK), 5)
+        assert "print a greeting" in hits[0].event.text.lower()
+        assert any(h.event.tool_name == "Bash" and "Print a greeting" in h.event.text for h in hits)
+        keyword_hits, _ = memory.search("output a salutation", EventFilters(project=WORK), 5, mode="keyword")
+        assert all("greeting" not in h.event.text.lower() for h in keyword_hits)
+        hybrid, meta = memory.search("greeting command output", EventFilters(project=WORK), 5)
         assert meta["mode"] == "hybrid" and hybrid
         assert all(h.components is not None and {"keyword", "semantic"} <= set(h.components) for h in hybrid)
         assert memory.embed_pending() == 0  # nothing left, nothing redone
@@ -80,7 +81,7 @@ def test_import_embeds_everything_once_and_semantic_search_finds_paraphrases(
 
 def test_forget_removes_vectors_and_index_entries(embedded: Path, tmp_path: Path, model_dir: Path) -> None:
     with Memory(_copy(embedded, tmp_path)) as memory:
-        session = "b2406191-f985-4b05-985f-60256cee48d1"
+        session = own_fixtures.GREETING
         before_live = memory.vector_index().live_count
         doomed = _one(
             memory, f"SELECT count(*) FROM chunks c JOIN events e ON e.id = c.event_id WHERE session_id = '{session}'"
@@ -95,7 +96,7 @@ def test_forget_removes_vectors_and_index_entries(embedded: Path, tmp_path: Path
             == 0
         )
         assert memory.vector_index().live_count == before_live - doomed
-        hits, _ = memory.search("output a salutation", KeywordFilters(session_id=session), 5, mode="semantic")
+        hits, _ = memory.search("output a salutation", EventFilters(session_id=session), 5, mode="semantic")
         assert hits == []
     with Memory(tmp_path / "data") as memory:  # the saved index agrees after a reopen
         assert memory.vector_index().live_count == before_live - doomed
@@ -140,7 +141,7 @@ def test_failed_batches_back_off_and_a_crash_before_the_index_update_is_repaired
 def test_without_a_model_keyword_search_still_answers_and_says_why(fixtures_home: Path, tmp_path: Path) -> None:
     with Memory(tmp_path / "data") as memory:
         memory.import_history(fixtures_home, settle_seconds=0)
-        hits, meta = memory.search("hello-from-mock", KeywordFilters(), 3)  # hybrid asked for
+        hits, meta = memory.search(own_fixtures.ECHO_WORD, EventFilters(), 3)  # hybrid asked for
         assert hits and meta["mode"] == "keyword" and meta["requested_mode"] == "hybrid"
         assert "CLAUDE_MEMORY_MODEL_PATH" in meta["degraded"]
         status = memory.embedding_status()
@@ -172,7 +173,7 @@ def test_labels_of_forgotten_chunks_are_never_reused(
         assert memory.embed_pending() == 1
         new_label = _one(memory, "SELECT max(label) FROM chunks")
         assert new_label > top
-        hits, _ = memory.search("quokka migration", KeywordFilters(), 3, mode="semantic")
+        hits, _ = memory.search("quokka migration", EventFilters(), 3, mode="semantic")
         assert hits[0].event.text == "a brand new prompt about quokka migrations"
 
 
@@ -215,7 +216,7 @@ def test_the_vector_copy_holds_what_the_index_holds_and_is_refilled_when_missing
         index = memory.vector_index()
         assert not index.rebuilt
         assert np.array_equal(index.vectors(np.asarray(labels, dtype=np.int64)), copied[:-2])
-        hits, meta = memory.search("a migration plan", KeywordFilters(), 3, mode="hybrid")
+        hits, meta = memory.search("a migration plan", EventFilters(), 3, mode="hybrid")
         assert hits and "degraded" not in meta
         assert all(h.components is not None and h.components["cosine"] != 0.0 for h in hits)
 
@@ -226,7 +227,7 @@ def test_contextual_cosines_of_real_rows_match_the_definition_under_filters(
     """similarities() on the event map's own facts, with a type filter, so that neighbours skip excluded events:
     each row's cosines recomputed from hnswlib's vectors and the facts' neighbours."""
     data = _copy(embedded, tmp_path)
-    filters = KeywordFilters(types=("user_prompt", "tool_use"))
+    filters = EventFilters(types=("user_prompt", "tool_use"))
     with Memory(data) as memory:
         events = EventMap()
         events.refresh(memory.con)
@@ -299,10 +300,10 @@ def test_when_scoring_by_stored_vectors_fails_the_index_cosines_still_rank(
         raise OSError("the vector copy is unreadable")
 
     with Memory(_copy(embedded, tmp_path)) as memory:
-        good, meta = memory.search("output a salutation", KeywordFilters(project=WORK), 5, mode="hybrid")
+        good, meta = memory.search("output a salutation", EventFilters(project=WORK), 5, mode="hybrid")
         assert good and "degraded" not in meta
         monkeypatch.setattr(search_module, "similarities", broken)
-        hits, meta = memory.search("output a salutation", KeywordFilters(project=WORK), 5, mode="hybrid")
+        hits, meta = memory.search("output a salutation", EventFilters(project=WORK), 5, mode="hybrid")
     assert hits and meta["mode"] == "hybrid"
     assert meta["degraded"] == "Scoring by stored vectors failed (OSError); the index's cosines were used."
     assert any(h.components is not None and h.components["semantic"] > 0 for h in hits)  # k-NN cosines

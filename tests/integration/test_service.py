@@ -24,6 +24,8 @@ from claude_memory.service.discovery import TranscriptFile
 from claude_memory.service.lock import holder_pid
 from claude_memory.service.memory import Memory
 from claude_memory.wire import spool_capture
+from support.own_fixtures import ECHO_WORD as ECHO
+from support.own_fixtures import WORK
 
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "hooks" / "claude-memory-hook"
@@ -137,19 +139,19 @@ def test_the_hook_client_gets_context_and_hands_over_captures_in_one_request(
     running: tuple[Path, ServiceClient],
 ) -> None:
     data, client = running
-    ask = {"query": "hello-from-mock", "mode": "keyword", "project": "/home/dev/work"}
+    ask = {"query": ECHO, "mode": "keyword", "project": WORK}
     _wait_for(lambda: len(client.call("search", ask)["results"]) >= 3, what="the import")
     # Pretty-printed, so the payload has line breaks: the client passes it on unparsed, as one request line.
-    prompt = {"session_id": "asking", "transcript_path": "/nowhere/asking.jsonl", "cwd": "/home/dev/work",
-              "hook_event_name": "UserPromptSubmit", "prompt": "the hello-from-mock echo"}  # fmt: skip
+    prompt = {"session_id": "asking", "transcript_path": "/nowhere/asking.jsonl", "cwd": WORK,
+              "hook_event_name": "UserPromptSubmit", "prompt": f"the {ECHO} echo"}  # fmt: skip
     done = _run_hook(data, "UserPromptSubmit", json.dumps(prompt, indent=2).encode())
     assert (done.returncode, done.stderr) == (0, b"")
     output = json.loads(done.stdout)["hookSpecificOutput"]
     assert output["hookEventName"] == "UserPromptSubmit"
-    assert "hello-from-mock" in output["additionalContext"] and "mem:" in output["additionalContext"]
+    assert ECHO in output["additionalContext"] and "mem:" in output["additionalContext"]
 
     before = client.call("status")["service"]["captures"]
-    capture = {"session_id": "asking", "transcript_path": "/nowhere/asking.jsonl", "cwd": "/home/dev/work",
+    capture = {"session_id": "asking", "transcript_path": "/nowhere/asking.jsonl", "cwd": WORK,
                "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "echo hi"},
                "tool_response": {"stdout": "hi\n", "stderr": ""}, "tool_use_id": "toolu_hook_client"}  # fmt: skip
     done = _run_hook(data, "PostToolUse", json.dumps(capture, indent=1).encode())
@@ -158,7 +160,7 @@ def test_the_hook_client_gets_context_and_hands_over_captures_in_one_request(
     assert not RuntimePaths(data).spool.exists() or not RuntimePaths(data).spool.read_text().strip()
 
     # A payload the service refuses (no session): nothing printed, the reason logged in one line.
-    done = _run_hook(data, "UserPromptSubmit", b'{"prompt": "hello-from-mock"}')
+    done = _run_hook(data, "UserPromptSubmit", b'{"prompt": "hello-from-fake"}')
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     log = (data / "logs" / "hooks.log").read_text(encoding="utf-8")
     assert "UserPromptSubmit: ValueError: The memory service refused the UserPromptSubmit hook" in log
@@ -170,7 +172,7 @@ def test_the_hook_client_gets_context_and_hands_over_captures_in_one_request(
     assert [r["payload"] for r in spooled] == [{"hook_event_name": "Stop", "transcript_path": "/nowhere/refused.jsonl"}]
 
 
-BASH_TRANSCRIPT = "generated-cc2.1.330__bash-tool-with-requestId.jsonl"
+BASH_TRANSCRIPT = "greeting.jsonl"  # prompt, answer, Bash call, answer
 
 
 def _fresh_copy(path: Path, n: int = 1) -> list[bytes]:
@@ -232,11 +234,11 @@ def test_captures_spooled_while_the_service_is_down_are_applied_once_when_it_sta
     (transcript,) = _write_sessions(tmp_path / "elsewhere", transcripts, 1)
     payload = {
         "hook_event_name": "Stop", "session_id": transcript.stem, "transcript_path": str(transcript),
-        "cwd": str(tmp_path), "last_assistant_message": "The command printed hello-from-mock. Done.",
+        "cwd": str(tmp_path), "last_assistant_message": f"The command printed {ECHO}. Done.",
     }  # fmt: skip
     for _ in range(3):  # delivered three times: stored once
         spool_capture(paths, payload)
-    assert b"hello-from-mock" not in paths.spool.read_bytes()  # no content reaches the spool
+    assert ECHO.encode() not in paths.spool.read_bytes()  # no content reaches the spool
     with paths.spool.open("ab") as fh:
         fh.write(b'{"v": 1, "payload": {"hook_event_name": "Stop"}}\n')  # no session: rejected, reported
         fh.write(b"not json\n")
