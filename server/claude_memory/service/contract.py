@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from claude_memory.core.paths import RuntimePaths
     from claude_memory.service.memory import Memory
 
 
@@ -84,7 +87,8 @@ class Engine(Protocol):
     @property
     def memory(self) -> Memory: ...
 
-    def ping(self) -> dict[str, Any]: ...
+    paths: RuntimePaths
+    started_at: datetime
 
     def host_status(self) -> dict[str, Any]:
         """``{service, watcher, spool, warnings}`` (``service`` and ``watcher`` None in-process)."""

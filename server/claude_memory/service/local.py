@@ -4,12 +4,11 @@ runs (the CLI then works on the store itself; nothing else may open it meanwhile
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from claude_memory import __version__, wire
+from claude_memory import wire
 from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.capture import Capture, HookPayload
@@ -28,16 +27,6 @@ class LocalEngine:
 
     def close(self) -> None:
         self.memory.close()
-
-    def ping(self) -> dict[str, Any]:
-        return {
-            "service": "claude-memory",
-            "version": __version__,
-            "protocol": wire.PROTOCOL_VERSION,
-            "pid": os.getpid(),
-            "data_dir": str(self.paths.data_dir),
-            "started_at": self.started_at.isoformat(timespec="seconds"),
-        }
 
     def host_status(self) -> dict[str, Any]:
         return {

@@ -39,6 +39,7 @@ from claude_memory.service.importer import ImportReport
 from claude_memory.service.lock import OwnerLock
 from claude_memory.service.memory import Memory
 from claude_memory.service.operations import registry
+from claude_memory.service.operations.lifecycle import identity
 from claude_memory.service.recall import ContextParams, Recaller
 from claude_memory.service.spool import drain
 from claude_memory.service.watcher import DEBOUNCE_SECONDS, Debouncer, TranscriptWatcher
@@ -262,20 +263,10 @@ class MemoryService:
 
     # ------------------------------------------------------------------ the engine's host side
 
-    def ping(self) -> dict[str, Any]:
-        return {
-            "service": "claude-memory",
-            "version": __version__,
-            "protocol": wire.PROTOCOL_VERSION,
-            "pid": os.getpid(),
-            "data_dir": str(self.paths.data_dir),
-            "started_at": self.started_at.isoformat(timespec="seconds"),
-        }
-
     def host_status(self) -> dict[str, Any]:
         return {
             "service": {
-                **self.ping(),
+                **identity(self),
                 "uptime_seconds": round((datetime.now(UTC) - self.started_at).total_seconds(), 1),
                 "queued_tasks": self.worker.pending(),
                 "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from pydantic import Field
 
+from claude_memory import __version__, wire
 from claude_memory.service.contract import Engine, NoParams, Params, Priority, Progress, Result, operation
 from claude_memory.service.operations.common import Json, project_arg
 
@@ -73,11 +75,22 @@ class Stopping(Result):
     stopping: bool
 
 
+def identity(engine: Engine) -> dict[str, Any]:
+    return {
+        "service": "claude-memory",
+        "version": __version__,
+        "protocol": wire.PROTOCOL_VERSION,
+        "pid": os.getpid(),
+        "data_dir": str(engine.paths.data_dir),
+        "started_at": engine.started_at.isoformat(timespec="seconds"),
+    }
+
+
 @operation("ping", NoParams, Ping, Priority.CONNECTION)
 def ping(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
     """Who answers: service name, version, protocol, pid, data directory and start time; never touches the
     store."""
-    return engine.ping()
+    return identity(engine)
 
 
 @operation("status", NoParams, Status)
