@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from claude_memory.client import ServiceClient, ServiceUnavailable
+from claude_memory.client.connection import ServiceClient, ServiceUnavailable
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.capture import HookPayload, tool_output
 from claude_memory.service.discovery import discover
