@@ -386,8 +386,9 @@ def test_claude_code_calls_the_search_tool_of_an_installed_plugin(
     work = tmp_path / "work"
     work.mkdir()
     api = fake_anthropic(rules)
-    # (without ENABLE_TOOL_SEARCH=false Claude Code lists MCP tools only behind its ToolSearch tool)
-    talking = {**environment, **api.env(), "ENABLE_TOOL_SEARCH": "false"}
+    # (without ENABLE_TOOL_SEARCH=false Claude Code lists MCP tools only behind its ToolSearch tool; under `-p` it
+    # waits 5 s for MCP servers to connect, which a loaded machine's Python start can exceed)
+    talking = {**environment, **api.env(), "ENABLE_TOOL_SEARCH": "false", "MCP_CONNECT_TIMEOUT_MS": "60000"}
     try:
         out = claude(
             claude_bin, talking, "-p", "LOOK_IT_UP", "--allowedTools", f"{SEARCH_TOOL},{WAIT_TOOL}",

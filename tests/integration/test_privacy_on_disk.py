@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from claude_memory.service.memory import Memory
+from support import own_fixtures
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -173,6 +174,33 @@ def test_no_planted_secret_or_private_text_reaches_disk(tmp_path: Path) -> None:
         for piece in fragments(secret):
             assert piece.encode() not in raw, f"{name} leaked to disk: {piece!r}"
             assert piece not in report_text, f"{name} leaked into the import report"
+
+
+def test_secrets_typed_in_a_real_session_never_reach_disk(fixtures_home: Path, tmp_path: Path) -> None:
+    """The same over what Claude Code itself wrote (tests/fixtures): the credentials and <private> sections typed
+    in prompts are also in the answer that repeats them, in api-request-blob and queue lines, in the hook
+    payloads' prompt and in last-prompt lines; none of it may be stored."""
+    data = tmp_path / "data"
+    session = fixtures_home / "projects" / "-home-dev-shop" / f"{own_fixtures.SECRETS}.jsonl"
+    written = session.read_text(encoding="utf-8")
+    for planted in (*own_fixtures.SECRETS_IN_PROMPTS, *own_fixtures.PRIVATE_IN_PROMPTS):
+        assert written.count(planted) > 2, planted  # in the prompt line and Claude Code's copies of it
+    with Memory(data) as memory:
+        memory.con.execute("SET force_compression = 'uncompressed'")
+        report = memory.import_history(fixtures_home, settle_seconds=0)
+        assert report.privacy.secrets_masked >= 6 and report.privacy.private_sections == 3
+        stored = [
+            str(r[0])
+            for r in memory.con.execute(
+                "SELECT text FROM events WHERE session_id = ?", [own_fixtures.SECRETS]
+            ).fetchall()
+        ]
+    raw = b"".join(p.read_bytes() for p in data.rglob("*") if p.is_file())
+    assert b"db.internal:5432/shop" in raw and b"only for today" in raw  # the text around them is stored
+    assert sum("[REDACTED]" in t for t in stored) >= 3 and sum("[PRIVATE]" in t for t in stored) >= 3
+    for secret in (*own_fixtures.SECRETS_IN_PROMPTS, *own_fixtures.PRIVATE_IN_PROMPTS):
+        for piece in fragments(secret):
+            assert piece.encode() not in raw, f"leaked to disk: {piece!r}"
 
 
 def test_cli_output_and_errors_do_not_echo_secrets(tmp_path: Path, cli: Cli) -> None:

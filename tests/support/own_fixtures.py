@@ -39,6 +39,12 @@ TOPIC = "ruff format"  # talked about in SHOP and INFRA only, in prompts, answer
 CART_FILE = f"{SHOP}/src/shop/cart.py"  # written, read, edited (once in vain) in CART
 CART_FILE_EVENTS = 6  # Write, Read, Edit, the refused Edit, `grep -n 'def ' ...`, `ruff format --check ...`
 CART_FILE_LAST_TOUCHED = "2026-03-13"  # by `ruff format --check src/shop/cart.py`
+SECRETS_IN_PROMPTS = (  # typed in SECRETS' prompts (and repeated by an answer); never to be stored
+    "fixture-pass-123",  # a password in a postgres:// URL
+    "ghp_FixtureTok9Qz7Lm2Xv5Rt8Wp3Ys6Kd1Hb4N",  # a GitHub token's shape
+    "fixtureSecretKey1234567890abcdefghijklmn",  # export AWS_SECRET_ACCESS_KEY=...
+)
+PRIVATE_IN_PROMPTS = ("the staging admin is Jane Roe, phone 555-0100", "my home address is 12 Elm Street")
 HOOK_CONTEXT = "FIXTURE-CONTEXT injected by the"  # what the generator's hooks returned as additionalContext
 
 
