@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from claude_memory.client import ServiceClient
+from claude_memory.client.connection import ServiceClient
 from claude_memory.service.memory import Memory
 from common import BENCH, OUT, machine, percentile
 
