@@ -27,7 +27,7 @@ pytestmark = pytest.mark.anyio
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 PROJECT = fx.WORK  # the fixtures' project of the greeting echo (the path does not exist here)
 ECHO = fx.ECHO_WORD
-TOOLS = {"search", "timeline", "get_observations", "forget", "stats"}
+TOOLS = {"search", "timeline", "get_observations", "forget", "stats", "projects"}
 
 
 @pytest.fixture(scope="module")
@@ -164,6 +164,8 @@ async def test_tools_schemas_and_instructions_without_starting_the_service(tmp_p
     forget = tools["forget"].input_schema
     assert forget["required"] == ["ids"] and forget["properties"]["confirm"]["default"] is False
     assert tools["stats"].input_schema["properties"] == {}
+    limit = tools["projects"].input_schema["properties"]["limit"]
+    assert (limit["default"], limit["minimum"], limit["maximum"]) == (20, 1, 20)
     forget_hints = tools["forget"].annotations
     assert forget_hints is not None and forget_hints.destructive_hint is True
     assert all(tools[n].annotations.read_only_hint for n in TOOLS - {"forget"})  # type: ignore[union-attr]
@@ -268,6 +270,18 @@ async def test_stats(store: Store) -> None:
     assert data["sessions"] == sessions and data["projects"] == projects
     assert "## Memory statistics" in shown
     assert f"- Events: {data['events']} in {sessions} sessions across {projects} projects" in shown
+
+
+async def test_projects(store: Store) -> None:
+    """The projects tool: the operation added through the contract, reached from MCP."""
+    async with Client(store.params()) as client:
+        shown, data = await call(client, "projects", {})
+        _, stats = await call(client, "stats", {})
+    rows = data["projects"]
+    assert {r["project"] for r in rows} == set(fx.PROJECTS) and len(rows) == stats["projects"]
+    assert sum(r["events"] for r in rows) == stats["events"] and sum(r["sessions"] for r in rows) == stats["sessions"]
+    assert [r["last_ts"] for r in rows] == sorted((r["last_ts"] for r in rows), reverse=True)
+    assert shown.startswith("## Projects") and all(r["project"] in shown for r in rows)
 
 
 async def test_errors_are_one_plain_sentence(store: Store) -> None:
