@@ -77,7 +77,7 @@ def data(tmp_path_factory: pytest.TempPathFactory, home: Path) -> Path:
     local = LocalTransport.open(path)
     try:
         report = local.call("import", {"claude_home": str(home), "settle_seconds": 0})
-        assert report["events"]["new"] > 100
+        assert report["events"]["new"] > 50
     finally:
         local.close()
     return path
@@ -158,8 +158,8 @@ def service(data: Path, home: Path, answers_in_process: dict[str, Any]) -> Itera
 
 
 # Answers that must be the same whichever engine gave them (the others carry a pid, a clock, a counter or a
-# citation use that the first call recorded).
-SAME = ("search", "index", "smart_search", "timeline", "history", "sessions", "projects", "file_history",
+# citation use that the first call recorded: smart_search and details count their expanded citations).
+SAME = ("search", "index", "timeline", "history", "sessions", "projects", "file_history",
         "file_summary", "forget", "embed_wait")  # fmt: skip
 
 
