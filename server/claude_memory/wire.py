@@ -16,9 +16,18 @@ TYPE_CHECKING = False  # the typing module costs the hook client ~10 ms; mypy tr
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from pathlib import Path
-    from typing import Any
+    from typing import Any, Protocol
 
     from claude_memory.core.paths import RuntimePaths
+
+    class Progress(Protocol):
+        """Where a long operation reports how far it is: ``start`` a stage of known size (``import`` in
+        transcript bytes, ``embed`` in events), then ``advance`` it; over the socket, as progress lines."""
+
+        def start(self, what: str, total: int) -> None: ...
+
+        def advance(self, n: int) -> None: ...
+
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 64 << 20  # one request or answer line; search results are bounded far below this

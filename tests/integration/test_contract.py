@@ -9,7 +9,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,13 +17,14 @@ import pytest
 from pydantic import TypeAdapter
 
 from claude_memory import wire
-from claude_memory.client.connection import ServiceClient, ServiceUnavailable
+from claude_memory.client.connection import ServiceClient
 from claude_memory.client.local import LocalTransport
 from claude_memory.client.transport import SocketTransport, Transport
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.lock import holder_pid
 from claude_memory.service.operations import registry
 from claude_memory.wire import OpError
+from support.waiting import wait_for
 
 
 def sample_params(transport: Transport, home: Path) -> dict[str, dict[str, Any]]:
@@ -140,14 +140,7 @@ def service(data: Path, home: Path, answers_in_process: dict[str, Any]) -> Itera
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     client = ServiceClient(data, timeout=60)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            info = client.ping()
-            break
-        except ServiceUnavailable:
-            assert time.monotonic() < deadline, "the service did not start"
-            time.sleep(0.1)
+    info = wait_for(client.ping)
     try:
         yield SocketTransport(client, info)
     finally:

@@ -9,20 +9,19 @@ import os
 import shutil
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from claude_memory.client.connection import ServiceClient, ServiceUnavailable
+from claude_memory.client.connection import ServiceClient
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.capture import HookPayload, tool_output
 from claude_memory.service.discovery import discover
 from claude_memory.service.lock import holder_pid
 from claude_memory.service.memory import Memory
 from support import own_fixtures as fx
+from support.waiting import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "hooks" / "claude-memory-hook"
@@ -73,19 +72,6 @@ def _env(data: Path, home: Path) -> dict[str, str]:
     }
 
 
-def _wait_for(check: Callable[[], Any], what: str, timeout: float = 120) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            found = check()
-        except ServiceUnavailable:
-            found = None
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-
-
 def _ids(data: Path) -> set[int]:
     with Memory(data) as memory:
         return {int(r[0]) for r in memory.con.execute("SELECT id FROM events").fetchall()}
@@ -115,7 +101,7 @@ def test_replayed_hooks_alone_capture_every_session(
     )  # fmt: skip
     client = ServiceClient(data, timeout=30)
     try:
-        _wait_for(client.ping, "the service")
+        wait_for(client.ping, "the service", timeout=120)
         replayed = 0
         for record in fx.hook_payloads():
             if record["event"] not in events:
@@ -135,7 +121,7 @@ def test_replayed_hooks_alone_capture_every_session(
             busy = status["service"]["queued_tasks"] or status["spool"]["bytes"] or status["spool"]["batches_waiting"]
             return not busy and status["store"]["events"] >= len(reference)
 
-        _wait_for(settled, "the service to apply every capture")
+        wait_for(settled, "the service to apply every capture", timeout=120)
         summaries = client.call("sessions", {"limit": 100})
     finally:
         client.close()

@@ -12,13 +12,13 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from claude_memory.client.connection import ServiceClient, ServiceUnavailable, call_starting
+from claude_memory.client.connection import ServiceClient, call_starting
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.discovery import TranscriptFile
 from claude_memory.service.lock import holder_pid
@@ -26,6 +26,7 @@ from claude_memory.service.memory import Memory
 from claude_memory.wire import spool_capture
 from support.own_fixtures import ECHO_WORD as ECHO
 from support.own_fixtures import WORK
+from support.waiting import wait_for
 
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "hooks" / "claude-memory-hook"
@@ -48,19 +49,6 @@ def _serve(data: Path, home: Path, *extra: str) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
-def _wait_for(check: Callable[[], Any], timeout: float = 60, what: str = "the service") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            found = check()
-        except ServiceUnavailable:
-            found = None
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
-
-
 def _stop(data: Path) -> None:
     subprocess.run([sys.executable, "-m", "claude_memory", "stop"], env=_env(data), capture_output=True, timeout=60)
     assert holder_pid(RuntimePaths(data).lock) is None
@@ -79,7 +67,7 @@ def running(tmp_path: Path, claude_home: Path) -> Iterator[tuple[Path, ServiceCl
     proc = _serve(data, claude_home)
     client = ServiceClient(data, timeout=30)
     try:
-        _wait_for(client.ping)
+        wait_for(client.ping)
         yield data, client
     finally:
         client.close()
@@ -140,7 +128,7 @@ def test_the_hook_client_gets_context_and_hands_over_captures_in_one_request(
 ) -> None:
     data, client = running
     ask = {"query": ECHO, "mode": "keyword", "project": WORK}
-    _wait_for(lambda: len(client.call("search", ask)["results"]) >= 3, what="the import")
+    wait_for(lambda: len(client.call("search", ask)["results"]) >= 3, what="the import")
     # Pretty-printed, so the payload has line breaks: the client passes it on unparsed, as one request line.
     prompt = {"session_id": "asking", "transcript_path": "/nowhere/asking.jsonl", "cwd": WORK,
               "hook_event_name": "UserPromptSubmit", "prompt": f"the {ECHO} echo"}  # fmt: skip
@@ -156,7 +144,7 @@ def test_the_hook_client_gets_context_and_hands_over_captures_in_one_request(
                "tool_response": {"stdout": "hi\n", "stderr": ""}, "tool_use_id": "toolu_hook_client"}  # fmt: skip
     done = _run_hook(data, "PostToolUse", json.dumps(capture, indent=1).encode())
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
-    _wait_for(lambda: client.call("status")["service"]["captures"] > before, what="the capture")
+    wait_for(lambda: client.call("status")["service"]["captures"] > before, what="the capture")
     assert not RuntimePaths(data).spool.exists() or not RuntimePaths(data).spool.read_text().strip()
 
     # A payload the service refuses (no session): nothing printed, the reason logged in one line.
@@ -203,8 +191,8 @@ def test_appended_lines_and_new_sessions_are_captured_live(
     running: tuple[Path, ServiceClient], claude_home: Path, transcripts: Path
 ) -> None:
     _, client = running
-    _wait_for(lambda: client.call("status")["watcher"]["running"], what="the watcher")
-    _wait_for(lambda: client.call("status")["service"]["queued_tasks"] == 0, what="the first scan")
+    wait_for(lambda: client.call("status")["watcher"]["running"], what="the watcher")
+    wait_for(lambda: client.call("status")["service"]["queued_tasks"] == 0, what="the first scan")
     source = _fresh_copy(transcripts / BASH_TRANSCRIPT)
     # A new project and session appear while the service runs, and the transcript grows line by line.
     target = claude_home / "projects" / "-tmp-brand-new-project" / "6b1f7f4e-0000-4000-8000-000000000001.jsonl"
@@ -220,7 +208,7 @@ def test_appended_lines_and_new_sessions_are_captured_live(
         mine = [e for e in events if e["source"]["path"] == str(target)]
         return mine if {e["type"] for e in mine} >= {"user_prompt", "tool_use", "agent_response"} else []
 
-    events = _wait_for(captured, timeout=20, what="the new transcript's events")
+    events = wait_for(captured, timeout=20, what="the new transcript's events")
     assert len(events) == len({e["id"] for e in events})
     assert all(e["source"]["line_start"] >= 1 for e in events)
 
@@ -245,14 +233,14 @@ def test_captures_spooled_while_the_service_is_down_are_applied_once_when_it_sta
     proc = _serve(data, claude_home, "--no-watch")
     client = ServiceClient(data, timeout=30)
     try:
-        _wait_for(client.ping)
+        wait_for(client.ping)
 
         def stored() -> list[dict[str, Any]]:
             found: list[dict[str, Any]] = client.call("history", {"session": transcript.stem, "limit": 100})
             return found if {e["type"] for e in found} >= {"user_prompt", "tool_use", "agent_response"} else []
 
-        found = _wait_for(stored, what="the spooled capture")
-        _wait_for(lambda: not list(paths.spool_dir.glob("batch-*.jsonl")), what="the spool batch to be deleted")
+        found = wait_for(stored, what="the spooled capture")
+        wait_for(lambda: not list(paths.spool_dir.glob("batch-*.jsonl")), what="the spool batch to be deleted")
     finally:
         client.close()
         _stop(data)
@@ -287,7 +275,7 @@ def test_fifty_hooks_at_once_and_a_service_killed_mid_import_store_every_event_e
     hooks: list[subprocess.Popen[bytes]] = []
     restarted: subprocess.Popen[str] | None = None
     try:
-        pid = _wait_for(client.ping)["pid"]
+        pid = wait_for(client.ping)["pid"]
         for i in range(50):
             if i % 5 == 4:
                 payload = {"hook_event_name": "UserPromptSubmit", "session_id": "storm", "cwd": str(tmp_path),
@@ -313,7 +301,7 @@ def test_fifty_hooks_at_once_and_a_service_killed_mid_import_store_every_event_e
             busy = status["service"]["queued_tasks"] or status["spool"]["bytes"] or status["spool"]["batches_waiting"]
             return not busy and status["store"]["events"] >= len(reference)
 
-        _wait_for(settled, timeout=120, what="the restarted service to apply every capture")
+        wait_for(settled, timeout=120, what="the restarted service to apply every capture")
     finally:
         client.close()
         _stop(data)
@@ -348,7 +336,7 @@ def test_a_service_whose_code_changed_on_disk_stops_when_quiet_and_the_next_clie
     )  # fmt: skip
     client = ServiceClient(data, timeout=30)
     try:
-        first = _wait_for(client.ping)
+        first = wait_for(client.ping)
         time.sleep(6)  # longer than one check: an unchanged service keeps running
         assert proc.poll() is None
         assert client.ping()["pid"] == first["pid"]
@@ -384,12 +372,12 @@ def test_a_write_on_a_connection_the_stopped_service_closed_goes_to_the_next_ser
     first = client.ping()["pid"]
     with ServiceClient(data, timeout=30) as other:
         other.call("shutdown")
-    _wait_for(lambda: holder_pid(RuntimePaths(data).lock) is None, what="the service to stop")
+    wait_for(lambda: holder_pid(RuntimePaths(data).lock) is None, what="the service to stop")
     started: list[subprocess.Popen[str]] = []
 
     def start(c: ServiceClient) -> None:
         started.append(_serve(data, claude_home))
-        _wait_for(c.ping)
+        wait_for(c.ping)
 
     try:
         assert call_starting(client, "drain", {}, start, retry=False) == {"scheduled": True}

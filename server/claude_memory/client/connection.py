@@ -23,12 +23,9 @@ from claude_memory.wire import OpError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, Protocol
+    from typing import Any
 
-    class ProgressSink(Protocol):
-        def start(self, what: str, total: int) -> None: ...
-
-        def advance(self, n: int) -> None: ...
+    from claude_memory.wire import Progress
 
 
 class ServiceUnavailable(Exception):
@@ -92,7 +89,7 @@ class ServiceClient:
         params: dict[str, Any] | None = None,
         *,
         timeout: float | None = None,
-        progress: ProgressSink | None = None,
+        progress: Progress | None = None,
     ) -> Any:
         """Send one request and wait for its answer (passing the progress reports of a long one to
         ``progress``). Raises ServiceUnavailable when the service cannot be reached or drops the connection,
@@ -205,7 +202,7 @@ def call_starting(
     start: Callable[[ServiceClient], None],
     *,
     retry: bool = True,
-    progress: ProgressSink | None = None,
+    progress: Progress | None = None,
 ) -> Any:
     """One request for a long-lived face (MCP, language server). A request that never reached the service
     (no service, or a connection it had closed: it stopped, e.g. for an upgrade) is sent after

@@ -6,19 +6,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from claude_memory import wire
-from claude_memory.client.transport import Progress
 from claude_memory.service import dispatch
 from claude_memory.service.contract import Registry
 from claude_memory.service.local import LocalEngine
 from claude_memory.service.memory import Memory
 from claude_memory.service.operations import registry
-from claude_memory.store.db import StoreBusyError, StoreError
+from claude_memory.store.db import StoreError
 from claude_memory.wire import OpError
+
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
 
 
 class LocalTransport:
@@ -34,10 +36,8 @@ class LocalTransport:
         """Open the store of ``data_dir``; OpError (one sentence) when it cannot be."""
         try:
             memory = Memory(data_dir)
-        except StoreBusyError as exc:
-            raise OpError(wire.BUSY, str(exc)) from None
-        except StoreError as exc:
-            raise OpError(wire.STORE, str(exc)) from None
+        except StoreError as exc:  # busy, or a store problem the store put in one sentence
+            raise dispatch.op_error(exc, str(exc)) from None
         except duckdb.Error as exc:
             message = f"The memory store in {data_dir} could not be prepared: {dispatch.first_line(exc)}."
             raise OpError(wire.STORE, message) from None

@@ -14,7 +14,7 @@ Every failure comes out as :class:`~claude_memory.wire.OpError`: a code (``not_f
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from claude_memory import wire
 from claude_memory.client.connection import (
@@ -26,15 +26,12 @@ from claude_memory.client.connection import (
 )
 from claude_memory.wire import OpError
 
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
+
 PING_TIMEOUT: Final = 1.0  # seconds: a live service answers a ping in milliseconds
 CALL_TIMEOUT: Final = 600.0  # a query may wait behind a long task (a big import) in the service's worker
 LONG_TIMEOUT: Final = 24 * 3600.0  # import, reindex, waiting for embeddings
-
-
-class Progress(Protocol):
-    def start(self, what: str, total: int) -> None: ...
-
-    def advance(self, n: int) -> None: ...
 
 
 class Transport(Protocol):

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from claude_memory.core.paths import RuntimePaths
     from claude_memory.service.memory import Memory
+    from claude_memory.wire import Progress
 
 
 class Priority(IntEnum):
@@ -60,15 +61,6 @@ class NotFound(Exception):
     def __init__(self, message: str, ref: str | None = None) -> None:
         super().__init__(message)
         self.ref = ref
-
-
-class Progress(Protocol):
-    """Where a long operation reports how far it is: ``start`` a stage of known size (``import`` in
-    transcript bytes, ``embed`` in events), then ``advance`` it."""
-
-    def start(self, what: str, total: int) -> None: ...
-
-    def advance(self, n: int) -> None: ...
 
 
 class NoProgress:

@@ -5,16 +5,19 @@ the same errors whichever engine served it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 from pydantic import ValidationError
 
 from claude_memory import wire
-from claude_memory.service.contract import Engine, NoProgress, NotFound, Operation, Progress, Registry
+from claude_memory.service.contract import Engine, NoProgress, NotFound, Operation, Registry
 from claude_memory.service.worker import ServiceStopping
 from claude_memory.store.db import StoreBusyError, StoreError
 from claude_memory.wire import OpError
+
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
 
 
 def lookup(registry: Registry, method: str, *, in_service: bool) -> Operation[Any]:

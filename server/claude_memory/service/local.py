@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claude_memory import wire
 from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.capture import Capture, HookPayload
-from claude_memory.service.contract import Progress
 from claude_memory.service.memory import Memory
 from claude_memory.service.recall import ContextParams, Recaller
+
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
 
 DEFAULT_SETTLE_SECONDS = 60.0  # `import --settle-seconds`: a transcript untouched this long is finished for now
 

@@ -24,14 +24,14 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claude_memory import __version__, wire
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.injection import hook_output
 from claude_memory.core.paths import RuntimePaths, ensure_private_dir
 from claude_memory.service.capture import Capture, HookPayload
-from claude_memory.service.contract import NoProgress, Priority, Progress
+from claude_memory.service.contract import NoProgress, Priority
 from claude_memory.service.discovery import TranscriptFile, discover, transcript_file
 from claude_memory.service.dispatch import lookup, op_error
 from claude_memory.service.idle import IdleWork
@@ -46,6 +46,9 @@ from claude_memory.service.watcher import DEBOUNCE_SECONDS, Debouncer, Transcrip
 from claude_memory.service.worker import BACKGROUND, INTERACTIVE, LONG, URGENT, ServiceStopping, Worker
 from claude_memory.store.db import StoreBusyError
 from claude_memory.wire import OpError
+
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
 
 log = logging.getLogger("claude_memory.service")
 

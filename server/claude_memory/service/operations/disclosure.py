@@ -3,13 +3,16 @@ memories in full (layer 3, ``details``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from claude_memory.core.disclosure import DEFAULT_CONTEXT, DEFAULT_WINDOW
-from claude_memory.service.contract import Engine, Params, Progress, Result, operation
+from claude_memory.service.contract import Engine, Params, Result, operation
 from claude_memory.service.operations.common import Event, Json
+
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
 
 Refs = list[str]
 

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from claude_memory.service.contract import Engine, Params, Progress, Result, operation
+from claude_memory.service.contract import Engine, Params, Result, operation
 from claude_memory.service.operations.common import Event, project_arg
+
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
 
 
 class FileHistoryParams(Params):

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from claude_memory.core.filters import ForgetSelector
-from claude_memory.service.contract import Engine, NotFound, Params, Progress, Result, operation
+from claude_memory.service.contract import Engine, NotFound, Params, Result, operation
 from claude_memory.service.operations.common import project_arg
+
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
 
 
 class ForgetParams(Params):

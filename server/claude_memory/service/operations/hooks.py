@@ -4,13 +4,16 @@ hooks inject (``context``), applying a capture now (``capture``) and the hooks' 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from claude_memory.core.disclosure import DEFAULT_BUDGET
-from claude_memory.service.contract import Engine, NoParams, Params, Priority, Progress, Result, operation
+from claude_memory.service.contract import Engine, NoParams, Params, Priority, Result, operation
 from claude_memory.service.operations.common import Json
+
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
 
 
 class HookParams(Params):

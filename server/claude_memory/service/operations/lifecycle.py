@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from claude_memory import __version__, wire
-from claude_memory.service.contract import Engine, NoParams, Params, Priority, Progress, Result, operation
+from claude_memory.service.contract import Engine, NoParams, Params, Priority, Result, operation
 from claude_memory.service.operations.common import Json, project_arg
+
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
 
 
 class ImportParams(Params):

@@ -3,13 +3,16 @@ token budget (``smart_search``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from claude_memory.core.disclosure import DEFAULT_BUDGET
-from claude_memory.service.contract import Engine, Progress, Result, operation
+from claude_memory.service.contract import Engine, Result, operation
 from claude_memory.service.operations.common import Event, Filters, Json, Mode
+
+if TYPE_CHECKING:
+    from claude_memory.wire import Progress
 
 
 class SearchParams(Filters):
