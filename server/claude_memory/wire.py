@@ -83,13 +83,46 @@ def request_line(req_id: int, method: str, params: "dict[str, Any]", *, progress
 
 
 def hook_request(event: str, payload: bytes) -> bytes:
-    """The hook client's one request, ``hook`` with ``{"event", "payload"}``, built without a JSON encoder:
-    ``event`` must be an identifier and ``payload`` one JSON object without raw line breaks."""
-    return b'{"id":1,"v":%d,"method":"hook","params":{"event":"%s","payload":%s}}\n' % (
+    """The hook client's one request, ``hook`` with ``{"event", "payload"}``, built without a JSON encoder.
+    ``event`` must be an identifier; ``payload`` (the hook's stdin, JSON without raw line breaks or tabs) is
+    sent as one JSON *string*, escaped, so that no payload can change the request's structure. The service
+    parses it with :func:`parse_payload`."""
+    text = payload.replace(b"\\", b"\\\\").replace(b'"', b'\\"')
+    return b'{"id":1,"v":%d,"method":"hook","params":{"event":"%s","payload":"%s"}}\n' % (
         PROTOCOL_VERSION,
         event.encode(),
-        payload,
+        text,
     )
+
+
+MAX_PAYLOAD = 32 << 20  # bytes of one hook payload (Claude Code's stdin)
+MAX_PAYLOAD_DEPTH = 64  # nesting of one hook payload; Claude Code's are a few levels deep
+
+
+def parse_payload(text: str) -> "dict[str, Any]":
+    """A hook payload (the JSON text a hook read on stdin) as an object, within :data:`MAX_PAYLOAD` bytes
+    and :data:`MAX_PAYLOAD_DEPTH` levels; ValueError (one sentence, never quoting the payload) otherwise."""
+    import json
+    import re
+
+    if len(text) > MAX_PAYLOAD:
+        raise ValueError(f"The hook payload is over {MAX_PAYLOAD >> 20} MB.")
+    depth = 0
+    for token in re.finditer(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', text):
+        c = token.group(0)
+        if c in ("[", "{"):
+            depth += 1
+            if depth > MAX_PAYLOAD_DEPTH:
+                raise ValueError(f"The hook payload is nested deeper than {MAX_PAYLOAD_DEPTH} levels.")
+        elif c in ("]", "}"):
+            depth -= 1
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        raise ValueError("The hook payload is not valid JSON.") from None
+    if not isinstance(value, dict):
+        raise ValueError("The hook payload is not a JSON object.")
+    return value
 
 
 def progress_line(req_id: "Any", what: str, *, total: "int | None" = None, advance: "int | None" = None) -> bytes:

@@ -104,6 +104,76 @@ def test_the_socket_and_the_data_directory_are_user_only(running: tuple[Path, Se
     assert stat.S_IMODE(data.stat().st_mode) == 0o700
 
 
+def _modes(root: Path) -> dict[str, int]:
+    """The permission bits of ``root`` and of everything in it, by relative path."""
+    found = {".": stat.S_IMODE(root.stat().st_mode)}
+    for path in root.rglob("*"):
+        if not path.is_symlink():
+            found[str(path.relative_to(root))] = stat.S_IMODE(path.lstat().st_mode)
+    return found
+
+
+def test_a_data_directory_made_readable_by_others_is_tightened_and_stays_user_only(
+    tmp_path: Path, claude_home: Path
+) -> None:
+    data = tmp_path / "data"
+    (data / "logs").mkdir(parents=True)
+    (data / "settings.json").write_text("{}")
+    (data / "logs" / "service.log").write_text("an old log line\n")
+    for path, mode in [(data, 0o755), (data / "logs", 0o755), (data / "settings.json", 0o644),
+                       (data / "logs" / "service.log", 0o644)]:  # fmt: skip
+        path.chmod(mode)
+    old = os.umask(0o022)  # what the user's shell usually has
+    try:
+        proc = _serve(data, claude_home)
+    finally:
+        os.umask(old)
+    client = ServiceClient(data, timeout=30)
+    try:
+        wait_for(client.ping)
+        wait_for(lambda: client.call("status")["store"]["events"] > 0, what="the first import")
+        done = _run_hook(data, "Stop", b"not json")  # the hook logs why it did nothing
+        assert done.returncode == 0
+        while_running = _modes(data)
+    finally:
+        client.close()
+        _stop(data)
+        proc.wait(timeout=30)
+    for modes in (while_running, _modes(data)):
+        wrong = {p: oct(m) for p, m in modes.items() if m != (0o700 if (data / p).is_dir() else 0o600)}
+        assert not wrong, wrong
+    assert {"memory.duckdb", "logs/service.log", "logs/hooks.log", "service.lock"} <= set(while_running)
+
+
+def test_a_temp_socket_directory_that_is_not_private_is_refused_and_another_is_used(
+    tmp_path: Path, claude_home: Path
+) -> None:
+    temp = tmp_path / "t"
+    temp.mkdir()
+    hostile = temp / f"claude-memory-{os.getuid()}"
+    hostile.mkdir(mode=0o777)
+    hostile.chmod(0o777)  # anyone may put a socket of their own here
+    data = tmp_path / ("long-" * 25) / "data"  # too long a path for a socket inside it
+    env = {**_env(data), "TMPDIR": str(temp)}
+    proc = subprocess.Popen([sys.executable, "-m", "claude_memory", "serve", "--claude-home", str(claude_home)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        def service() -> Any:  # asked through the CLI, which finds the socket as every client does
+            done = subprocess.run([sys.executable, "-m", "claude_memory", "status", "--json"], env=env,
+                                  capture_output=True, text=True)  # fmt: skip
+            return done.returncode == 0 and json.loads(done.stdout)["service"]
+
+        wait_for(service)
+        sockets = [p for p in temp.rglob("*.sock")]
+        assert len(sockets) == 1 and sockets[0].parent.name == f"claude-memory-{os.getuid()}-1"
+        assert stat.S_IMODE(sockets[0].parent.stat().st_mode) == 0o700 and not list(hostile.iterdir())
+        log = (data / "logs" / "service.log").read_text(encoding="utf-8")
+        assert f"{hostile} belongs to another user or is not private" in log
+    finally:
+        subprocess.run([sys.executable, "-m", "claude_memory", "stop"], env=env, capture_output=True, timeout=60)
+        proc.wait(timeout=30)
+
+
 def test_bad_requests_get_one_sentence_and_the_connection_goes_on(running: tuple[Path, ServiceClient]) -> None:
     _, client = running
     for method, params, code in [
@@ -158,6 +228,33 @@ def test_the_hook_client_gets_context_and_hands_over_captures_in_one_request(
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     spooled = [json.loads(line) for line in RuntimePaths(data).spool.read_text().splitlines() if line.strip()]
     assert [r["payload"] for r in spooled] == [{"hook_event_name": "Stop", "transcript_path": "/nowhere/refused.jsonl"}]
+
+
+def test_hostile_hook_payloads_leave_the_service_running_and_get_no_answer(
+    running: tuple[Path, ServiceClient], tmp_path: Path, transcripts: Path
+) -> None:
+    data, client = running
+    pid = client.ping()["pid"]
+    deep = b"{" + b'"a":{' * 100_000 + b"}" * 100_001
+    splice = b'{}},"method":"shutdown","params":{},"x":{"y":{}'
+    for event, payload in [("Stop", splice), ("UserPromptSubmit", splice), ("Stop", deep), ("SessionStart", deep)]:
+        done = _run_hook(data, event, payload)
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b""), event
+        assert client.ping()["pid"] == pid  # still the same service: not stopped, not crashed
+    log = (data / "logs" / "hooks.log").read_text(encoding="utf-8")
+    assert log.count("nested deeper than 64 levels") == 2 and log.count("not valid JSON") == 2
+
+    # A transcript outside the Claude home is never read, whatever a hook says.
+    (outside,) = _write_sessions(tmp_path / "outside", transcripts, 1)
+    before = client.call("status")["service"]["captures"]
+    payload = {"hook_event_name": "Stop", "session_id": outside.stem, "transcript_path": str(outside),
+               "cwd": str(tmp_path)}  # fmt: skip
+    done = _run_hook(data, "Stop", json.dumps(payload).encode())
+    assert (done.returncode, done.stdout) == (0, b"")
+    wait_for(lambda: client.call("status")["service"]["captures"] > before, what="the capture")
+    assert client.call("history", {"session": outside.stem, "limit": 10}) == []
+    service_log = (data / "logs" / "service.log").read_text(encoding="utf-8")
+    assert "named a transcript outside" in service_log and str(outside) not in service_log
 
 
 BASH_TRANSCRIPT = "greeting.jsonl"  # prompt, answer, Bash call, answer
@@ -218,8 +315,9 @@ def test_captures_spooled_while_the_service_is_down_are_applied_once_when_it_sta
 ) -> None:
     data = tmp_path / "data"
     paths = RuntimePaths(data)
-    # A session the service does not watch (outside its Claude home): only the spooled Stop brings it in.
-    (transcript,) = _write_sessions(tmp_path / "elsewhere", transcripts, 1)
+    # A session the service does not scan (in its Claude home, not under projects/): only the spooled Stop
+    # brings it in.
+    (transcript,) = _write_sessions(claude_home / "elsewhere", transcripts, 1)
     payload = {
         "hook_event_name": "Stop", "session_id": transcript.stem, "transcript_path": str(transcript),
         "cwd": str(tmp_path), "last_assistant_message": f"The command printed {ECHO}. Done.",
@@ -265,7 +363,7 @@ def test_fifty_hooks_at_once_and_a_service_killed_mid_import_store_every_event_e
     tmp_path: Path, claude_home: Path, transcripts: Path
 ) -> None:
     data = tmp_path / "data"
-    live = _write_sessions(tmp_path / "live", transcripts, 40)  # sessions only the hooks tell about
+    live = _write_sessions(claude_home / "live", transcripts, 40)  # sessions only the hooks tell about (not scanned)
     with Memory(tmp_path / "reference") as memory:
         memory.import_history(claude_home)
         memory.import_files([TranscriptFile(p, p.stem) for p in live], settle_seconds=0)

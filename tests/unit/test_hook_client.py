@@ -110,4 +110,63 @@ def test_the_hook_clients_request_is_what_the_service_takes() -> None:
     assert (request["id"], request["v"], request["method"]) == (1, wire.PROTOCOL_VERSION, "hook")
     op = registry().get("hook")
     assert op is not None and op.service_only
-    assert op.params.model_validate(request["params"]).payload == {"prompt": "hi", "session_id": "s"}
+    sent = op.params.model_validate(request["params"]).payload
+    assert wire.parse_payload(sent) == {"prompt": "hi", "session_id": "s"}
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b'{}},"method":"shutdown","params":{},"x":{"y":{}',  # closes the payload early to splice a method in
+        b'{"prompt": "a \\"quoted\\" \\\\ back\\\\slash", "session_id": "s"}',
+        b'{"prompt": "\xc3\xa9t\xc3\xa9 \xf0\x9f\x99\x82 \\u0000", "session_id": "s"}',
+        b'{"a": "\\"}, \\"method\\": \\"shutdown"}',
+    ],
+)
+def test_a_hook_payload_is_carried_as_data_and_cannot_change_the_request(payload: bytes) -> None:
+    from claude_memory import wire
+
+    request = json.loads(wire.hook_request("Stop", payload))
+    assert set(request) == {"id", "v", "method", "params"} and request["method"] == "hook"
+    assert set(request["params"]) == {"event", "payload"}
+    assert request["params"]["payload"] == payload.decode()  # exactly the text the hook read
+
+
+def test_the_service_parses_a_hook_payload_within_depth_and_size_limits() -> None:
+    from claude_memory import wire
+
+    deep = "{" + '"a":{' * 100_000 + "}" * 100_001
+    for text, reason in [
+        (deep, "nested deeper than"),
+        ("[" * 100_000, "nested deeper than"),
+        ('{}},"method":"shutdown","params":{},"x":{"y":{}', "not valid JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ("x" * (wire.MAX_PAYLOAD + 1), "over 32 MB"),
+    ]:
+        with pytest.raises(ValueError, match=reason):
+            wire.parse_payload(text)
+    nested = "{" + '"a":{' * (wire.MAX_PAYLOAD_DEPTH - 1) + "}" * wire.MAX_PAYLOAD_DEPTH
+    assert wire.parse_payload(nested)["a"] is not None
+    # brackets inside strings are text, not nesting
+    assert wire.parse_payload('{"p": "' + "[{" * 1000 + '\\" ]"}') == {"p": "[{" * 1000 + '" ]'}
+
+
+def test_a_temp_socket_directory_of_another_user_or_open_to_others_is_never_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    from claude_memory.core.paths import socket_dir, socket_dirs
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    first, second, third = (Path(p) for p in socket_dirs()[:3])
+    assert socket_dir() == (first, [])  # not there yet: the service creates it, private
+    first.mkdir(mode=0o700)
+    assert socket_dir() == (first, [])
+    first.chmod(0o755)  # others may enter: refused
+    assert socket_dir() == (second, [str(first)])
+    second.mkdir(mode=0o700)
+    if os.getuid() == 0:  # only root can give a directory to another user
+        os.chown(second, 65534, 65534)
+        assert socket_dir() == (third, [str(first), str(second)])
+    assert RuntimePaths(tmp_path / ("d" * 120)).socket.parent == socket_dir()[0]

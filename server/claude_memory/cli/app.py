@@ -46,6 +46,7 @@ from claude_memory.core.disclosure import (
     TimelineWindow,
 )
 from claude_memory.core.events import EVENT_TYPES
+from claude_memory.core.paths import private_umask
 from claude_memory.service.operations.common import MODES
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.wire import OpError
@@ -724,5 +725,6 @@ plugin_commands.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:
+    private_umask()  # whatever this command creates in the data directory is user-only
     command: Callable[..., Any] = typer.main.get_command(app)
     command(args=argv, prog_name="claude-memory")

@@ -16,7 +16,7 @@ import typer
 
 from claude_memory.client.connection import ServiceClient, ServiceUnavailable, start_service
 from claude_memory.config import claude_home as resolve_claude_home
-from claude_memory.core.paths import RuntimePaths
+from claude_memory.core.paths import RuntimePaths, private_umask, secure_data_dir
 from claude_memory.service.lock import LockHeld, holder_pid
 from claude_memory.store.db import StoreError
 
@@ -77,7 +77,12 @@ def serve(
         return
     from claude_memory.service.server import MemoryService, ServiceOptions  # heavy: only when serving
 
-    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_umask()
+    try:
+        secure_data_dir(data_dir)
+    except PermissionError as exc:
+        typer.echo(f"Error: {exc}", err=True)
+        raise typer.Exit(EXIT_FAILURE) from None
     _setup_logging(paths, quiet=quiet)
     service = MemoryService(ServiceOptions(data_dir, resolve_claude_home(claude_home), watch=watch))
     service.install_signal_handlers()

@@ -260,7 +260,8 @@ def start_service(data_dir: Path, *, python: str | None = None, args: tuple[str,
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
     env.pop("PYTHONSAFEPATH", None)
-    log = open(paths.log_dir / "service-start.log", "ab")  # noqa: SIM115 - handed to the child
+    fd = os.open(paths.log_dir / "service-start.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    log = open(fd, "ab")  # noqa: SIM115 - handed to the child
     child = subprocess.Popen(
         [python or sys.executable, "-m", "claude_memory", "--data-dir", str(data_dir), "serve", "--quiet", *args],
         stdin=subprocess.DEVNULL,

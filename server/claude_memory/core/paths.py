@@ -1,9 +1,12 @@
 """Where a data directory keeps the memory service's runtime files. Standard library only, for the
 clients (the hook client itself uses the string rules of :mod:`claude_memory.core.locations`).
 
-Everything lives inside the data directory (user-only permissions), except the socket when the data
+Everything lives inside the data directory, user-only by construction (:func:`secure_data_dir`, and the
+0077 umask every process that writes there sets: :func:`private_umask`), except the socket when the data
 directory's path is too long for a Unix socket address (about 107 bytes): then it goes to a per-user
-directory under the system's temporary directory, named after a hash of the data directory.
+directory under the system's temporary directory, named after a hash of the data directory. A temporary
+directory of that name that is not this user's own, or that others may enter, is never used (anyone who
+controls it could put their own socket in our place): the next candidate is used (:func:`socket_dirs`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,67 @@ def lock_held(path: Path) -> bool:
     return False
 
 
+def private_umask() -> None:
+    """Make every file this process creates user-only (0600 files, 0700 directories): the store's WAL, the
+    logs, the spool, the vectors. Called first by every entry point that writes to a data directory."""
+    os.umask(0o077)
+
+
+def secure_data_dir(data_dir: Path) -> None:
+    """Create ``data_dir`` user-only, or tighten it and everything in it to 0700 (directories) and 0600
+    (files), whatever their modes were before; PermissionError (one sentence) when another user owns it."""
+    import stat
+
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    st = data_dir.stat()
+    if st.st_uid != os.getuid():
+        raise PermissionError(f"{data_dir} belongs to another user; choose a data directory of your own.")
+    if stat.S_IMODE(st.st_mode) != 0o700:
+        data_dir.chmod(0o700)
+    for root, dirs, files in os.walk(data_dir):
+        for name, wanted in [*((d, 0o700) for d in dirs), *((f, 0o600) for f in files)]:
+            path = os.path.join(root, name)
+            try:
+                st = os.lstat(path)
+                if not stat.S_ISLNK(st.st_mode) and st.st_uid == os.getuid() and stat.S_IMODE(st.st_mode) != wanted:
+                    os.chmod(path, wanted)
+            except FileNotFoundError:
+                continue  # removed meanwhile (a spool batch, a rotated log)
+
+
+def _is_private_dir(path: str) -> bool:
+    """True if ``path`` is a real directory of this user that no one else may enter."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def socket_dirs() -> list[str]:
+    """Where a socket may go when the data directory's path is too long, in order: the per-user temp
+    directory ``claude-memory-<uid>``, then ``claude-memory-<uid>-1`` ... ``-8`` for when another user (or a
+    careless umask) took the name first."""
+    import tempfile
+
+    base = os.path.join(tempfile.gettempdir(), f"claude-memory-{os.getuid()}")
+    return [base, *(f"{base}-{n}" for n in range(1, 9))]
+
+
+def socket_dir() -> tuple[Path, list[str]]:
+    """The first usable socket directory (private and ours, or not there yet), and the ones refused."""
+    refused: list[str] = []
+    for candidate in socket_dirs():
+        if not os.path.lexists(candidate) or _is_private_dir(candidate):
+            return Path(candidate), refused
+        refused.append(candidate)
+    raise PermissionError(
+        f"Every temporary socket directory ({refused[0]}-*) belongs to another user or is not private."
+    )
+
+
 def ensure_private_dir(path: Path) -> None:
     """Create ``path`` (mode 0700) if needed, and refuse one that another user owns or others can write:
     whoever controls the socket's directory could put their own socket in our place."""
@@ -66,10 +130,9 @@ class RuntimePaths:
         if direct is not None:
             return Path(direct)
         import hashlib
-        import tempfile
 
         digest = hashlib.sha256(os.fsencode(str(self.data_dir.resolve()))).hexdigest()[:16]
-        return Path(tempfile.gettempdir()) / f"claude-memory-{os.getuid()}" / f"{digest}.sock"
+        return socket_dir()[0] / f"{digest}.sock"
 
     @property
     def lock(self) -> Path:

@@ -3,7 +3,8 @@
 Claude Code runs it for every hook event (``hooks/claude-memory-hook <Event>``, payload on stdin) and
 waits for it, so it must cost little more than the interpreter's own start. It imports no module that
 the interpreter has not loaded already, except ``_socket`` (no json, no pathlib, no socket module: those
-cost it ~25 ms). The payload goes to the service unparsed, spliced into a ``hook`` request, and the
+cost it ~25 ms). The payload goes to the service unparsed, as one escaped JSON string inside a ``hook``
+request (never spliced into the request's structure: :func:`claude_memory.wire.hook_request`), and the
 service's answer comes back ready to print (``docs/service-api.md``, method ``hook``):
 
 * SessionStart and UserPromptSubmit: the service searches memory and answers with the hook output,
@@ -24,7 +25,7 @@ import os
 import sys
 
 from claude_memory.core.locations import HOOK_LOG, LOG_DIR, default_data_dir, direct_socket
-from claude_memory.wire import ANSWER_HEAD, CONTEXT_EVENTS, hook_request
+from claude_memory.wire import ANSWER_HEAD, CONTEXT_EVENTS, MAX_PAYLOAD, hook_request
 
 # Seconds to wait for context: a warm service answers in tens of milliseconds; a cold start (the first
 # hook after boot) takes a few seconds, which SessionStart can afford and a prompt should not.
@@ -32,7 +33,6 @@ from claude_memory.wire import ANSWER_HEAD, CONTEXT_EVENTS, hook_request
 CONTEXT_TIMEOUT = {"SessionStart": 4.0, "UserPromptSubmit": 3.0}
 START_WAIT = {"SessionStart": 5.0, "UserPromptSubmit": 2.0}
 CAPTURE_TIMEOUT = 0.5  # the service spools a capture without waiting for its worker
-MAX_PAYLOAD = 32 << 20
 MAX_ANSWER = 1 << 20  # context is capped at 10,000 characters
 MAX_LOG_BYTES = 1_000_000
 
@@ -133,14 +133,13 @@ def _start(data_dir: str, wait: float) -> bool:
 def _spool(data_dir: str, event: str, payload: bytes, *, start: bool) -> None:
     """Keep a capture the service did not take (which transcript to read, never content), for the
     service to apply when it runs; start it if it is not running."""
-    import json
     from pathlib import Path
 
     from claude_memory.client.connection import start_service
     from claude_memory.core.paths import RuntimePaths
-    from claude_memory.wire import spool_capture
+    from claude_memory.wire import parse_payload, spool_capture
 
-    fields = json.loads(payload)
+    fields = parse_payload(payload.decode("utf-8", "replace"))  # ValueError for a payload no service could use
     fields["hook_event_name"] = event
     spool_capture(RuntimePaths(Path(data_dir)), fields)
     if start:
@@ -158,8 +157,8 @@ def run(event: str, stdin: bytes, data_dir: str) -> bytes:
     payload = stdin.strip()
     if not (payload.startswith(b"{") and payload.endswith(b"}")):
         raise ValueError("the hook payload is not a JSON object")
-    # JSON has no raw line breaks inside strings, so these are whitespace: the request stays one line
-    payload = payload.replace(b"\n", b" ").replace(b"\r", b" ")
+    # JSON has no raw line breaks or tabs inside strings, so these are whitespace: the request stays one line
+    payload = payload.replace(b"\n", b" ").replace(b"\r", b" ").replace(b"\t", b" ")
     if event in CONTEXT_EVENTS:
         try:
             result = ask(data_dir, event, payload, CONTEXT_TIMEOUT[event])
@@ -177,15 +176,20 @@ def run(event: str, stdin: bytes, data_dir: str) -> bytes:
     except Unanswered as exc:
         # a busy service may still take it: spooled twice is harmless, captures carry dedupe keys
         _spool(data_dir, event, payload, start=not exc.busy)
-    except ValueError:
+    except ValueError as refused:
         # refused, e.g. by a service started before an upgrade that has no `hook` method yet: its next
-        # drain applies the spool (and reports a capture it cannot use)
-        _spool(data_dir, event, payload, start=False)
-        raise
+        # drain applies the spool (and reports a capture it cannot use); a payload that is not a JSON object
+        # within the wire's limits is not kept, and the refusal says why
+        try:  # noqa: SIM105 - contextlib costs the hook an import
+            _spool(data_dir, event, payload, start=False)
+        except ValueError:
+            pass
+        raise refused from None
     return b""
 
 
 def main(argv: list[str] | None = None) -> int:
+    os.umask(0o077)  # the hook log and the spool are user-only (claude_memory.core.paths.private_umask)
     args = sys.argv[1:] if argv is None else argv
     event = args[0] if args else ""
     data_dir = default_data_dir()

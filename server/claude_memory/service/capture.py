@@ -61,9 +61,13 @@ class HookPayload(BaseModel):
     agent_transcript_path: str | None = None
 
 
-def _transcripts(payload: HookPayload) -> list[Path]:
-    paths = [payload.transcript_path, payload.agent_transcript_path]
-    return [Path(p) for p in paths if p and p.endswith(".jsonl")]
+def under_home(path: str, home: Path) -> bool:
+    """True if ``path`` (symbolic links resolved) lies inside the Claude home ``home``: a hook may only name
+    Claude Code's own transcripts, never make the service read another file."""
+    try:
+        return Path(path).resolve().is_relative_to(home.resolve())
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def tool_output(response: Any) -> str:
@@ -103,15 +107,31 @@ def _find_line(path: Path, needle: str) -> tuple[int, int, int] | None:
 class Capture:
     """Applies hook captures to the store. Use from the service's worker thread only."""
 
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Memory, claude_home: Path) -> None:
         self.memory = memory
+        self.claude_home = claude_home
         self.projects = ProjectResolver()
+        self._refused: set[str] = set()  # paths outside the Claude home already logged
+
+    def _transcripts(self, payload: HookPayload) -> list[Path]:
+        """The transcripts a capture names that lie under the Claude home (others are refused, logged once)."""
+        found = []
+        for path in (payload.transcript_path, payload.agent_transcript_path):
+            if not path or not path.endswith(".jsonl"):
+                continue
+            if under_home(path, self.claude_home):
+                found.append(Path(path))
+            elif path not in self._refused:
+                self._refused.add(path)
+                log.warning("A %s hook named a transcript outside %s; not reading it.", payload.hook_event_name,
+                            self.claude_home)  # fmt: skip
+        return found
 
     def apply(self, payload: HookPayload) -> dict[str, Any]:
         """Read the named transcripts, then store what only the hook knows. Returns what changed."""
         name = payload.hook_event_name
         settle = 0.0 if name in TURN_OVER else LIVE_SETTLE_SECONDS
-        files = [f for f in (transcript_file(p) for p in _transcripts(payload) if p.is_file()) if f]
+        files = [f for f in (transcript_file(p) for p in self._transcripts(payload) if p.is_file()) if f]
         new = self.memory.import_files(files, settle_seconds=settle).events_new if files else 0
         if name in TOOL_EVENTS and payload.tool_use_id and (payload.tool_response is not None or payload.error):
             new += self._tool(payload)  # only a payload with the result (a direct `capture` call): hooks spool
@@ -130,6 +150,8 @@ class Capture:
         text, metadata = tool_call_text(name, payload.tool_input, output, structured, is_error=failed)
         metadata["captured_by"] = "hook"
         path = payload.transcript_path or ""
+        if path and not under_home(path, self.claude_home):
+            path = ""  # cited without a line: the file is not Claude Code's
         found = _find_line(Path(path), f'"{payload.tool_use_id}"') if path else None
         line, start, end = found or (0, 0, 0)
         event = ParsedEvent(

@@ -67,7 +67,7 @@ class LocalEngine:
         return Recaller(self.memory).context(ContextParams(payload=HookPayload.model_validate(payload), budget=budget))
 
     def capture(self, payload: dict[str, Any]) -> dict[str, Any]:
-        return Capture(self.memory).apply(HookPayload.model_validate(payload))
+        return Capture(self.memory, resolve_claude_home()).apply(HookPayload.model_validate(payload))
 
     def drain(self) -> None:
         raise ValueError("The hook spool is applied only by the memory service.")

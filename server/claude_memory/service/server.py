@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from claude_memory import __version__, wire
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.injection import hook_output
-from claude_memory.core.paths import RuntimePaths, ensure_private_dir
+from claude_memory.core.paths import RuntimePaths, ensure_private_dir, socket_dir
 from claude_memory.service.capture import Capture, HookPayload
 from claude_memory.service.contract import NoProgress, Priority
 from claude_memory.service.discovery import TranscriptFile, discover, transcript_file
@@ -100,8 +100,11 @@ class MemoryService:
         self.lock.acquire()
         try:
             self._memory = self._open_memory()
-            self.capturer, self.recaller = Capture(self._memory), Recaller(self._memory)
+            self.capturer, self.recaller = Capture(self._memory, self.options.claude_home), Recaller(self._memory)
             self.worker.start()
+            for refused in socket_dir()[1] if self.paths.socket.parent != self.paths.data_dir else ():
+                log.warning("%s belongs to another user or is not private; the socket is in %s instead.", refused,
+                            self.paths.socket.parent)  # fmt: skip
             self._server = _SocketServer(self.paths.socket, self)
             threading.Thread(target=self._server.serve_forever, name="memory-socket", daemon=True).start()
             log.info("Memory service %s serving %s (pid %d).", __version__, self.paths.data_dir, os.getpid())
@@ -449,7 +452,7 @@ class _Handler(socketserver.StreamRequestHandler):
                 continue
             try:
                 request = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 error = OpError(wire.BAD_REQUEST, "A request must be one JSON object on one line.")
                 response: dict[str, Any] = {"id": None, "error": error.to_json()}
             else:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 
+from claude_memory.core.paths import secure_data_dir
 from claude_memory.store.citations import assign_missing
 from claude_memory.store.migrations import MIGRATIONS
 
@@ -47,7 +48,7 @@ def connect(data_dir: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnec
     if read_only and not db_path.exists():
         raise StoreError(f"There is no memory store in {data_dir} yet; run 'claude-memory import' first.")
     if not read_only:
-        data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        secure_data_dir(data_dir)
         if not db_path.exists():
             _create(db_path)
     try:

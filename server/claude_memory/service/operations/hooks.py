@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from claude_memory import wire
 from claude_memory.core.disclosure import DEFAULT_BUDGET
 from claude_memory.service.contract import Engine, NoParams, Params, Priority, Result, operation
 from claude_memory.service.operations.common import Json
@@ -17,10 +18,13 @@ if TYPE_CHECKING:
 
 
 class HookParams(Params):
-    """The hook client's request: the event name and Claude Code's payload, as it came."""
+    """The hook client's request: the event name and Claude Code's payload, as it came (its JSON text)."""
 
-    event: str = Field(min_length=1, max_length=100, description="The hook event name.")
-    payload: Json = Field(description="Claude Code's stdin object, as it came.")
+    event: str = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z][A-Za-z0-9]*$", description="The hook event.")
+    payload: str = Field(
+        max_length=wire.MAX_PAYLOAD,
+        description=f"Claude Code's stdin object as JSON text (at most {wire.MAX_PAYLOAD_DEPTH} levels deep).",
+    )
 
 
 class ContextParams(Params):
@@ -58,8 +62,9 @@ def hook(engine: Engine, p: HookParams, progress: Progress) -> dict[str, Any] | 
     """The hook client's one request. SessionStart and UserPromptSubmit: the hook's stdout object, or null
     when nothing is relevant. Any other event is a capture: spooled before the answer (which transcript to
     read, never content) and applied by the worker soon after; null. The answer is written
-    ``{"id":1,"result":…}`` exactly, so the client prints the result without parsing JSON."""
-    return engine.hook(p.event, p.payload)
+    ``{"id":1,"result":…}`` exactly, so the client prints the result without parsing JSON. A payload that is
+    not a JSON object within the wire limits is a ``bad_request``."""
+    return engine.hook(p.event, wire.parse_payload(p.payload))
 
 
 @operation("context", ContextParams, Context, Priority.CONNECTION)
