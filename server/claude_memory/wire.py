@@ -38,6 +38,7 @@ ANSWER_HEAD = b'{"id":1,"result":'  # how the service writes a successful answer
 BAD_REQUEST = "bad_request"
 NOT_FOUND = "not_found"
 BUSY = "busy"
+DAMAGED = "damaged"  # the store file cannot be read: `claude-memory repair`
 STORE = "store"
 UNAVAILABLE = "unavailable"
 INTERNAL = "internal"
@@ -103,23 +104,25 @@ def parse_payload(text: str) -> "dict[str, Any]":
     """A hook payload (the JSON text a hook read on stdin) as an object, within :data:`MAX_PAYLOAD` bytes
     and :data:`MAX_PAYLOAD_DEPTH` levels; ValueError (one sentence, never quoting the payload) otherwise."""
     import json
-    import re
 
     if len(text) > MAX_PAYLOAD:
         raise ValueError(f"The hook payload is over {MAX_PAYLOAD >> 20} MB.")
-    depth = 0
-    for token in re.finditer(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', text):
-        c = token.group(0)
-        if c in ("[", "{"):
-            depth += 1
-            if depth > MAX_PAYLOAD_DEPTH:
-                raise ValueError(f"The hook payload is nested deeper than {MAX_PAYLOAD_DEPTH} levels.")
-        elif c in ("]", "}"):
-            depth -= 1
+    too_deep = f"The hook payload is nested deeper than {MAX_PAYLOAD_DEPTH} levels."
     try:
         value = json.loads(text)
-    except (ValueError, RecursionError):
+    except RecursionError:  # the parser stops at the interpreter's recursion limit
+        raise ValueError(too_deep) from None
+    except ValueError:
         raise ValueError("The hook payload is not valid JSON.") from None
+    stack = [(value, 1)]
+    while stack:  # iterative: no recursion to exhaust
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth >= MAX_PAYLOAD_DEPTH:
+                    raise ValueError(too_deep)
+                stack.append((child, depth + 1))
     if not isinstance(value, dict):
         raise ValueError("The hook payload is not a JSON object.")
     return value

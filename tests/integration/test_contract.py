@@ -51,6 +51,7 @@ def sample_params(transport: Transport, home: Path) -> dict[str, dict[str, Any]]
         "forget": {"refs": cites[:1], "dry_run": True},
         "embed_wait": {"wait": False},
         "reindex": {},
+        "verify": {},
         "context": {
             "payload": {
                 "hook_event_name": "UserPromptSubmit",
@@ -120,7 +121,7 @@ def test_in_process_a_service_only_operation_says_so(data: Path) -> None:
     try:
         for name in ("hook", "drain", "shutdown"):
             with pytest.raises(OpError) as failed:
-                local.call(name, {"event": "Stop", "payload": {}} if name == "hook" else {})
+                local.call(name, {"event": "Stop", "payload": "{}"} if name == "hook" else {})
             assert failed.value.code == wire.BAD_REQUEST and "only by the memory service" in str(failed.value)
         with pytest.raises(OpError) as unknown:
             local.call("no_such_operation")

@@ -55,5 +55,30 @@ def test_an_unreadable_store_is_reported_in_one_sentence(tmp_path: Path) -> None
     data = tmp_path / "data"
     data.mkdir()
     (data / db.DB_FILE).write_bytes(b"this is not a database")
-    with pytest.raises(db.StoreError, match="Could not open the memory store"):
+    with pytest.raises(db.StoreDamagedError, match="is damaged and cannot be read; run 'claude-memory repair'"):
         db.connect(data)
+
+
+@pytest.mark.parametrize("holder_read_only", [False, True])
+def test_a_store_another_process_holds_is_busy_not_damaged(tmp_path: Path, holder_read_only: bool) -> None:
+    data = tmp_path / "data"
+    db.connect(data).close()
+    code = (
+        "import sys, time, duckdb; c = duckdb.connect(sys.argv[1], read_only=sys.argv[2] == '1'); "
+        "print('held', flush=True); time.sleep(60)"
+    )
+    holder = subprocess.Popen([sys.executable, "-c", code, str(data / db.DB_FILE), "1" if holder_read_only else "0"],
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(db.StoreBusyError, match="in use by another process"):
+            db.connect(data)
+        if not holder_read_only:
+            with pytest.raises(db.StoreBusyError):
+                db.connect(data, read_only=True)
+        # The probe took no lock of its own: the holder still has the file, and once it is gone the store opens.
+        assert holder.poll() is None
+    finally:
+        holder.kill()
+        holder.wait()
+    db.connect(data).close()

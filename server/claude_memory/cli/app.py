@@ -14,7 +14,9 @@ transcripts), 130 interrupted.
 from __future__ import annotations
 
 import json
+import random
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -24,13 +26,14 @@ from typing import Annotated, Any, NoReturn, TextIO
 import typer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from claude_memory import __version__, wire
 from claude_memory.cli import lsp as lsp_command
 from claude_memory.cli import mcp as mcp_command
 from claude_memory.cli import plugin as plugin_commands
+from claude_memory.cli import repair as repair_command
 from claude_memory.cli import service as service_commands
+from claude_memory.cli.report import Bars, report_text
 from claude_memory.client.transport import LONG_TIMEOUT, Transport, connect
 from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.config import default_data_dir
@@ -51,11 +54,13 @@ from claude_memory.service.operations.common import MODES
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.wire import OpError
 
+STORE_WAIT = 600.0  # seconds a command waits for a store another process holds (--wait)
 EXIT_FAILURE = 1
 EXIT_BUSY = 3
 EXIT_NOTHING = 4
+EXIT_DAMAGED = 5
 EXIT_INTERRUPTED = 130
-EXIT_CODES = {wire.BUSY: EXIT_BUSY, wire.NOT_FOUND: EXIT_NOTHING}  # any other error code: EXIT_FAILURE
+EXIT_CODES = {wire.BUSY: EXIT_BUSY, wire.NOT_FOUND: EXIT_NOTHING, wire.DAMAGED: EXIT_DAMAGED}  # else EXIT_FAILURE
 
 app = typer.Typer(
     name="claude-memory",
@@ -76,8 +81,9 @@ class BatchQuery(BaseModel):
 
 
 class _State:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, wait: float = 0.0) -> None:
         self.data_dir = data_dir
+        self.wait = wait
 
 
 def _fail(message: str, code: int = EXIT_FAILURE) -> NoReturn:
@@ -95,7 +101,7 @@ def _transport(ctx: typer.Context) -> Iterator[Transport]:
     for the length of one command; an error answer ends the command with its sentence and exit code."""
     state: _State = ctx.obj
     try:
-        transport = connect(state.data_dir)
+        transport = _connect_waiting(state)
         try:
             for warning in transport.warnings:
                 typer.echo(f"Warning: {warning}", err=True)
@@ -104,6 +110,25 @@ def _transport(ctx: typer.Context) -> Iterator[Transport]:
             transport.close()
     except OpError as exc:
         _fail(str(exc), EXIT_CODES.get(exc.code, EXIT_FAILURE))
+
+
+def _connect_waiting(state: _State) -> Transport:
+    """:func:`connect`, waiting up to ``--wait`` seconds (one notice on stderr) while another process holds
+    the store: parallel commands without a service take turns instead of failing."""
+    deadline: float | None = None
+    while True:
+        try:
+            return connect(state.data_dir)
+        except OpError as exc:
+            if exc.code != wire.BUSY or state.wait <= 0:
+                raise
+            now = time.monotonic()
+            if deadline is None:
+                deadline = now + state.wait
+                typer.echo("Waiting for another claude-memory process to finish with the store...", err=True)
+            elif now >= deadline:
+                raise OpError(wire.BUSY, f"{str(exc).rstrip('.')} (waited {state.wait:g} s).") from None
+            time.sleep(random.uniform(0.05, 0.25))  # (jittered, so that waiting processes do not move in step)
 
 
 def _parse_time(value: str | None, option: str) -> datetime | None:
@@ -143,41 +168,22 @@ def main_callback(
             show_default="the platform's user data directory",
         ),
     ] = None,
+    wait: Annotated[
+        float,
+        typer.Option(
+            "--wait",
+            min=0,
+            help="Seconds to wait for the store while another claude-memory process holds it (0: fail at once).",
+        ),
+    ] = STORE_WAIT,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,
 ) -> None:
-    ctx.obj = _State((data_dir or default_data_dir()).expanduser().absolute())
+    ctx.obj = _State((data_dir or default_data_dir()).expanduser().absolute(), wait)
 
 
 # ---------------------------------------------------------------------- import
-
-
-def _report_text(data: dict[str, Any], console: Console) -> None:
-    files, events, skipped = data["files"], data["events"], data["skipped_lines"]
-    console.print(
-        f"Read {files['read']} of {files['found']} transcript files ({files['unchanged']} unchanged) "
-        f"in {data['seconds']:.1f} s."
-    )
-    console.print(f"New events: {events['new']} ({events['duplicates']} already stored).")
-    for kind, count in events["new_by_type"].items():
-        console.print(f"  {kind:<16} {count}")
-    console.print(f"Embedded for semantic search: {events['embedded']}.")
-    console.print(f"Skipped lines: {skipped['total']}")
-    for reason, count in skipped["by_reason"].items():
-        console.print(f"  {count:>6}  {reason}")
-    for issue in skipped["first"][:10]:
-        console.print(f"          {issue['path']}:{issue['line']}: {issue['reason']}")
-    for reason, count in files["skipped"].items():
-        console.print(f"Files not read: {count} ({reason})")
-    privacy = data["privacy"]
-    console.print(
-        f"Secrets masked: {privacy['secrets_masked']}; private sections removed: {privacy['private_sections_removed']}."
-    )
-    if privacy["unclosed_private_tags"]:
-        console.print("Warning: some text had an unclosed <private> tag; that text was stored as written.")
-    for note in data["notes"]:
-        console.print(note)
 
 
 @app.command("import")
@@ -207,7 +213,7 @@ def import_cmd(
     if not home.is_dir():
         _fail(f"{home} does not exist; point --claude-home at Claude Code's directory.")
     err = Console(stderr=True)
-    bars = _Bars(err) if err.is_terminal and not as_json else None
+    bars = Bars(err) if err.is_terminal and not as_json else None
     params = {
         "claude_home": str(home),
         "project": normalise_project_arg(project) if project else None,  # the service resolves from another cwd
@@ -233,38 +239,10 @@ def import_cmd(
         _print_json(data)
     else:
         # Not rich markup: paths and reasons are data, and "[" in them must print as written.
-        _report_text(data, Console(markup=False, highlight=False))
+        report_text(data, Console(markup=False, highlight=False))
     if service is not None:
         later = "; it embeds the new events in the background" if no_wait else ""
         typer.echo(f"The running memory service (pid {service.get('pid')}) did this import{later}.", err=as_json)
-
-
-class _Bars:
-    """Progress bars on stderr, one stage at a time: the import in bytes, then the embedding in events."""
-
-    def __init__(self, err: Console) -> None:
-        self.err = err
-        self.bar: Progress | None = None
-        self.task: TaskID | None = None
-
-    def start(self, what: str, total: int) -> None:
-        self.stop()
-        if what == "import":
-            columns: tuple[Any, ...] = (TextColumn("Importing"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
-        else:
-            columns = (TextColumn("Embedding"), BarColumn(), TextColumn("{task.completed}/{task.total} events"))
-        self.bar = Progress(*columns, console=self.err, transient=True)
-        self.bar.start()
-        self.task = self.bar.add_task(what, total=total)
-
-    def advance(self, n: int) -> None:
-        if self.bar is not None and self.task is not None:
-            self.bar.advance(self.task, n)
-
-    def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-        self.bar = self.task = None
 
 
 def _duration(seconds: float) -> str:
@@ -668,6 +646,9 @@ def stats(ctx: typer.Context, as_json: JsonOpt = False) -> None:
         f"Events with masked secrets: {data['events_with_masked_secrets']}; with private sections removed: "
         f"{data['events_with_private_sections']}; forgotten: {data['forgotten_events']}"
     )
+    masked = data.get("secrets_masked_by_kind") or {}
+    if masked:
+        typer.echo("Secrets masked, by kind: " + ", ".join(f"{kind} {count}" for kind, count in masked.items()))
 
 
 # ---------------------------------------------------------------------- forget
@@ -719,6 +700,7 @@ def forget(
 
 
 service_commands.register(app)
+repair_command.register(app)
 mcp_command.register(app)
 lsp_command.register(app)
 plugin_commands.register(app)

@@ -97,7 +97,15 @@ def check_data_dir(data_dir: Path) -> Check:
             f"The data directory {data_dir} is not writable ({exc.strerror or exc}): fix its permissions "
             "or point CLAUDE_MEMORY_HOME elsewhere.",
         )
-    return Check("data_dir", "ok", f"The data directory {data_dir} is writable.")
+    mode = data_dir.stat().st_mode & 0o777
+    if mode & 0o077:
+        return Check(
+            "data_dir",
+            "warn",
+            f"The data directory {data_dir} is open to other users (mode {mode:o}); the next claude-memory "
+            f"command makes it private, or run `chmod -R go-rwx {data_dir}`.",
+        )
+    return Check("data_dir", "ok", f"The data directory {data_dir} is writable and private to you.")
 
 
 def check_embedder(available: bool, reason: str | None) -> Check:
@@ -266,6 +274,37 @@ def _embedder_check(data_dir: Path) -> Check:
     return check_embedder(embedder.available, embedder.reason)
 
 
+def _store_check(data_dir: Path) -> Check:
+    """Open the store (through the service when one runs) and read all of it: damaged, busy or sound."""
+    from claude_memory import wire
+    from claude_memory.client.transport import LONG_TIMEOUT, connect
+    from claude_memory.core.locations import DB_FILE, store_damaged
+
+    damaged = store_damaged(str(data_dir))
+    if damaged:
+        return Check("store", "error", damaged)
+    if not (data_dir / DB_FILE).exists():
+        return Check("store", "ok", f"No memory store in {data_dir} yet; `claude-memory import` creates it.")
+    try:
+        transport = connect(data_dir)
+        try:
+            found = transport.call("verify", {}, timeout=LONG_TIMEOUT)
+        finally:
+            transport.close()
+    except wire.OpError as exc:
+        if exc.code == wire.BUSY:
+            return Check("store", "warn", f"{exc} (not checked: run `claude-memory doctor` again then).")
+        return Check("store", "error", str(exc))
+    if not found["ok"]:
+        return Check("store", "error", found["problem"])
+    return Check(
+        "store",
+        "ok",
+        f"The memory store is sound: {found['rows']} rows in {found['tables']} tables read, schema version "
+        f"{found['schema_version']}.",
+    )
+
+
 def _service_check(data_dir: Path) -> Check:
     try:
         from claude_memory.client.connection import ServiceClient, ServiceUnavailable
@@ -291,6 +330,7 @@ def run_doctor(
     checks = [check_python(version, executable), check_packages(), check_data_dir(data_dir)]
     checks.append(_embedder_check(data_dir))
     checks.append(_service_check(data_dir))
+    checks.append(_store_check(data_dir))
     claude_check, _claude = check_claude(lambda: find_claude(claude_bin, environ), claude_version)
     checks.append(claude_check)
     info: PluginInfo | None = None

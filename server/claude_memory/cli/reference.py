@@ -23,6 +23,7 @@ COMMANDS = (
     "status",
     "reindex",
     "forget",
+    "repair",
     "serve",
     "stop",
     "mcp",

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from claude_memory import wire
+from claude_memory.core import locations
 from claude_memory.core.paths import RuntimePaths, default_data_dir, lock_held
 from claude_memory.wire import OpError
 
@@ -173,6 +174,8 @@ class ServiceClient:
             return True
         except ServiceUnavailable:
             pass
+        if locations.store_damaged(str(self.paths.data_dir)):
+            return False  # a service would fail on it again
         start_service(self.paths.data_dir, python=python)
         deadline = time.monotonic() + wait
         while True:
@@ -231,6 +234,9 @@ def call_starting(
 def start_or_explain(client: ServiceClient, wait: float) -> str | None:
     """Make sure the client's service runs (starting it if needed): None when it answers, else one
     sentence saying it is not running and could not be started, and where its log is."""
+    damaged = locations.store_damaged(str(client.paths.data_dir))
+    if damaged:
+        return damaged
     try:
         if client.ensure_running(wait=wait):
             return None
@@ -254,6 +260,8 @@ def start_service(data_dir: Path, *, python: str | None = None, args: tuple[str,
     paths = RuntimePaths(data_dir)
     if lock_held(paths.lock):
         return  # a service holds the directory (starting, or busy): starting another would only exit
+    if locations.store_damaged(str(data_dir)):
+        return  # it would fail on the damaged store again (claude-memory repair)
     data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     paths.log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     package_parent = str(Path(__file__).resolve().parents[1])  # importable even from a source tree

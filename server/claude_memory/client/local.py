@@ -16,7 +16,7 @@ from claude_memory.service.contract import Registry
 from claude_memory.service.local import LocalEngine
 from claude_memory.service.memory import Memory
 from claude_memory.service.operations import registry
-from claude_memory.store.db import StoreError
+from claude_memory.store.db import StoreError, first_line
 from claude_memory.wire import OpError
 
 if TYPE_CHECKING:
@@ -39,10 +39,10 @@ class LocalTransport:
         except StoreError as exc:  # busy, or a store problem the store put in one sentence
             raise dispatch.op_error(exc, str(exc)) from None
         except duckdb.Error as exc:
-            message = f"The memory store in {data_dir} could not be prepared: {dispatch.first_line(exc)}."
+            message = f"The memory store in {data_dir} could not be prepared: {first_line(exc)}."
             raise OpError(wire.STORE, message) from None
         except OSError as exc:
-            reason = exc.strerror or dispatch.first_line(exc)
+            reason = exc.strerror or first_line(exc)
             raise OpError(wire.STORE, f"Cannot use {data_dir} as the data directory: {reason}.") from None
         return cls(LocalEngine(memory), registry())
 
@@ -57,7 +57,8 @@ class LocalTransport:
         try:
             result = dispatch.run(self.engine, self.operations, method, _as_sent(params or {}), progress)
         except Exception as exc:
-            raise dispatch.op_error(exc, f"The memory store failed while answering {method}.") from None
+            failed = f"The memory store failed while answering {method}."
+            raise dispatch.op_error(exc, failed, self.engine.paths.data_dir) from None
         return result
 
     def close(self) -> None:

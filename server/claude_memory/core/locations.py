@@ -13,6 +13,39 @@ SOCKET_NAME = "service.sock"
 MAX_SOCKET_PATH = 100  # sun_path holds 108 bytes on Linux, 104 on macOS; keep a margin
 LOG_DIR = "logs"
 HOOK_LOG = "hooks.log"  # in LOG_DIR
+DB_FILE = "memory.duckdb"
+DAMAGED_RECORD = "store-damaged"  # written by a service that found the store damaged
+
+
+def store_damaged(data_dir: str) -> "str | None":
+    """The sentence a memory service recorded when it found the store damaged, as long as the store file is
+    still the one it found so (same size and modification time); else None. Clients then start no service
+    (it would only fail again: every hook would wait for it) until ``claude-memory repair`` replaces it."""
+    try:
+        with open(os.path.join(data_dir, DAMAGED_RECORD), encoding="utf-8") as fh:
+            stamp, sentence = fh.readline().strip(), fh.readline().strip()
+        st = os.stat(os.path.join(data_dir, DB_FILE))
+    except (OSError, ValueError):
+        return None
+    return sentence if stamp == f"{st.st_size} {st.st_mtime_ns}" else None
+
+
+def record_damaged(data_dir: str, sentence: str) -> None:
+    """Remember that the store file, as it is now, cannot be read (see :func:`store_damaged`)."""
+    try:
+        st = os.stat(os.path.join(data_dir, DB_FILE))
+        fd = os.open(os.path.join(data_dir, DAMAGED_RECORD), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"{st.st_size} {st.st_mtime_ns}\n{' '.join(sentence.split())}\n")
+    except OSError:
+        pass  # the service fails anyway, and says why in its log
+
+
+def clear_damaged(data_dir: str) -> None:
+    try:  # noqa: SIM105 - contextlib costs the hook client an import
+        os.unlink(os.path.join(data_dir, DAMAGED_RECORD))
+    except OSError:
+        pass
 
 
 def default_data_dir() -> str:

@@ -24,7 +24,7 @@ applies when it is back.
 import os
 import sys
 
-from claude_memory.core.locations import HOOK_LOG, LOG_DIR, default_data_dir, direct_socket
+from claude_memory.core.locations import HOOK_LOG, LOG_DIR, default_data_dir, direct_socket, store_damaged
 from claude_memory.wire import ANSWER_HEAD, CONTEXT_EVENTS, MAX_PAYLOAD, hook_request
 
 # Seconds to wait for context: a warm service answers in tens of milliseconds; a cold start (the first
@@ -143,7 +143,7 @@ def _spool(data_dir: str, event: str, payload: bytes, *, start: bool) -> None:
     fields["hook_event_name"] = event
     spool_capture(RuntimePaths(Path(data_dir)), fields)
     if start:
-        start_service(Path(data_dir))  # it drains the spool when it starts
+        start_service(Path(data_dir))  # it drains the spool when it starts (not while the store is damaged)
 
 
 def run(event: str, stdin: bytes, data_dir: str) -> bytes:
@@ -165,6 +165,10 @@ def run(event: str, stdin: bytes, data_dir: str) -> bytes:
         except Unanswered as exc:
             if exc.busy:
                 _log(data_dir, event, "the memory service is busy; no context this time")
+                return b""
+            damaged = store_damaged(data_dir)
+            if damaged:
+                _log(data_dir, event, damaged)
                 return b""
             if not _start(data_dir, START_WAIT[event]):
                 _log(data_dir, event, "the memory service is starting; no context this time")

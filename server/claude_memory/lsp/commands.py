@@ -15,6 +15,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from claude_memory import __version__
+from claude_memory.core import locations
 from claude_memory.lsp import protocol as p
 from claude_memory.lsp.projects import uri_to_path
 from claude_memory.service.projects import normalise_project_arg
@@ -107,7 +108,8 @@ async def status(ls: MemoryLanguageServer, args: p.StatusArgs, token: Any) -> An
         "hover_cache": {"hits": ls.hover_cache.hits, "misses": ls.hover_cache.misses},
     }
     if not args.start and not await asyncio.to_thread(ls.transport.running):
-        return {"running": False, "language_server": own}
+        damaged = locations.store_damaged(str(ls.transport.data_dir))  # shown by the editor's status bar
+        return {"running": False, "language_server": own, **({"error": damaged} if damaged else {})}
     found = await ls.call("status", {})
     return {"running": True, **found, "language_server": own}
 

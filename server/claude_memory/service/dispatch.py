@@ -5,6 +5,7 @@ the same errors whichever engine served it."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -13,7 +14,7 @@ from pydantic import ValidationError
 from claude_memory import wire
 from claude_memory.service.contract import Engine, NoProgress, NotFound, Operation, Registry
 from claude_memory.service.worker import ServiceStopping
-from claude_memory.store.db import StoreBusyError, StoreError
+from claude_memory.store.db import StoreBusyError, StoreDamagedError, StoreError, first_line, io_failure
 from claude_memory.wire import OpError
 
 if TYPE_CHECKING:
@@ -38,16 +39,14 @@ def run(
     return op.run(engine, op.params.model_validate(params), progress or NoProgress())
 
 
-def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0].rstrip(".") if text else type(exc).__name__
-
-
-def op_error(exc: BaseException, internal: str) -> OpError:
+def op_error(exc: BaseException, internal: str, data_dir: Path | None = None) -> OpError:
     """The answer for a failed operation; ``internal`` is the sentence for an unexpected failure (it says
-    where the traceback was logged). Logging is the caller's: the service logs, the CLI only says it."""
+    where the traceback was logged). Logging is the caller's: the service logs, the CLI only says it. An I/O
+    error of the store of ``data_dir`` is a full disk or a damaged file (:func:`store.db.io_failure`)."""
     if isinstance(exc, OpError):
         return exc
+    if isinstance(exc, duckdb.IOException) and data_dir is not None:
+        exc = io_failure(exc, data_dir)
     if isinstance(exc, ValidationError):
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err.get("loc", ()))
@@ -60,6 +59,8 @@ def op_error(exc: BaseException, internal: str) -> OpError:
         return OpError(wire.UNAVAILABLE, str(exc))
     if isinstance(exc, StoreBusyError):
         return OpError(wire.BUSY, str(exc))
+    if isinstance(exc, StoreDamagedError):
+        return OpError(wire.DAMAGED, str(exc))
     if isinstance(exc, StoreError):
         return OpError(wire.STORE, str(exc))
     if isinstance(exc, duckdb.Error):

@@ -37,9 +37,10 @@ from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.search import Retrieval, SearchHit, search
-from claude_memory.store import db, files, forget, queries
+from claude_memory.store import db, files, forget, health, ledger, queries
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
+from claude_memory.store.ledger import ForgetLedger
 from claude_memory.store.postings import PostingsIndex
 from claude_memory.store.queries import StoredEvent
 from claude_memory.store.vector_index import VectorIndex
@@ -75,7 +76,10 @@ class Memory:
             self.warnings.append(f"Ignoring custom privacy patterns that are not valid regular expressions: {patterns}")
         self.con = db.connect(data_dir, read_only=read_only)
         self.changes = Changes()  # this process's writes: search re-reads the store only after one
-        self.writer = EventWriter(self.con, self.changes)
+        self.ledger = ForgetLedger(data_dir)
+        if not read_only:
+            ledger.backfill(self.con, self.ledger)
+        self.writer = EventWriter(self.con, self.changes, self.ledger)
         self.tokenizer = QueryTokenizer()
         self.embedder = Embedder(self.settings.embedding_model_path)
         self._index: VectorIndex | None = None
@@ -184,6 +188,10 @@ class Memory:
 
     def sessions(self, project: str | None, limit: int) -> list[dict[str, Any]]:
         return queries.sessions(self.con, project, limit)
+
+    def verify(self) -> dict[str, Any]:
+        """A checksum-level read of the whole store and its schema version (:func:`store.health.verify`)."""
+        return health.verify(self.con, self.data_dir / db.DB_FILE)
 
     def stats(self) -> dict[str, Any]:
         data = queries.stats(self.con)
@@ -348,6 +356,6 @@ class Memory:
             else:
                 index.save()  # marked deleted at once; `claude-memory reindex` drops the bytes
             self.con = db.rewrite(self.con, self.data_dir)
-            self.writer = EventWriter(self.con, self.changes)
+            self.writer = EventWriter(self.con, self.changes, self.ledger)
             self.layer_cache.clear()  # the generation changed too; this also frees the memory at once
         return count

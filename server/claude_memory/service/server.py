@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claude_memory import __version__, wire
+from claude_memory.core import locations
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.injection import hook_output
 from claude_memory.core.paths import RuntimePaths, ensure_private_dir, socket_dir
@@ -44,7 +45,7 @@ from claude_memory.service.recall import ContextParams, Recaller
 from claude_memory.service.spool import drain
 from claude_memory.service.watcher import DEBOUNCE_SECONDS, Debouncer, TranscriptWatcher
 from claude_memory.service.worker import BACKGROUND, INTERACTIVE, LONG, URGENT, ServiceStopping, Worker
-from claude_memory.store.db import StoreBusyError
+from claude_memory.store.db import StoreBusyError, StoreDamagedError
 from claude_memory.wire import OpError
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ class MemoryService:
         self._server: _SocketServer | None = None
         self._drain_queued = threading.Event()
         self.counters: dict[str, int] = {"requests": 0, "captures": 0, "files_ingested": 0, "events_ingested": 0}
+        self.damaged: str | None = None  # set when the store turned out damaged while serving (status says so)
 
     @property
     def memory(self) -> Memory:
@@ -137,14 +139,23 @@ class MemoryService:
             signal.signal(sig, lambda *_: self.stop())
 
     def _open_memory(self) -> Memory:
+        """The store, waiting a while for a process that holds it. A damaged store is recorded, so that no
+        client starts another service for it (each would fail the same way) until it is repaired."""
         deadline = time.monotonic() + OPEN_RETRY_SECONDS
+        data_dir = str(self.paths.data_dir)
         while True:
             try:
-                return Memory(self.paths.data_dir)
+                memory = Memory(self.paths.data_dir)
             except StoreBusyError:
                 if time.monotonic() > deadline or self.stopping.is_set():
                     raise
                 time.sleep(0.5)
+            except StoreDamagedError as exc:
+                locations.record_damaged(data_dir, str(exc))
+                raise
+            else:
+                locations.clear_damaged(data_dir)
+                return memory
 
     def _shutdown(self) -> None:
         log.info("Memory service stopping.")
@@ -255,7 +266,10 @@ class MemoryService:
                 result = self._call(lambda: op.run(self, parsed, progress), op.priority)
             return {"id": req_id, "result": result}
         except Exception as exc:
-            error = op_error(exc, self._internal_error())
+            error = op_error(exc, self._internal_error(), self.paths.data_dir)
+            if error.code == wire.DAMAGED and self.damaged is None:
+                self.damaged = str(error)
+                log.error("%s", error)
             if error.code in (wire.STORE, wire.INTERNAL):
                 log.error("Request failed: %s", error, exc_info=exc)
             return {"id": req_id, "error": error.to_json()}
@@ -284,7 +298,7 @@ class MemoryService:
                 "error": self.watcher.error,
             },
             "spool": wire.spool_state(self.paths),
-            "warnings": list(self.memory.warnings),
+            "warnings": [*self.memory.warnings, *([self.damaged] if self.damaged else [])],
         }
 
     def hook(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:

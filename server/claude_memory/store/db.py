@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
@@ -11,13 +12,25 @@ from pathlib import Path
 
 import duckdb
 
+from claude_memory.core import locations
 from claude_memory.core.paths import secure_data_dir
 from claude_memory.store.citations import assign_missing
 from claude_memory.store.migrations import MIGRATIONS
 
-__all__ = ["DB_FILE", "MIGRATIONS", "StoreBusyError", "StoreError", "connect", "migrate", "rewrite", "transaction"]
+__all__ = [
+    "DB_FILE",
+    "MIGRATIONS",
+    "StoreBusyError",
+    "StoreDamagedError",
+    "StoreError",
+    "connect",
+    "migrate",
+    "rewrite",
+    "transaction",
+]
 
-DB_FILE = "memory.duckdb"
+DB_FILE = locations.DB_FILE
+LOW_DISK = 64 << 20  # bytes free below which a failed write is the disk's fault, not the file's
 
 
 class StoreError(Exception):
@@ -26,6 +39,18 @@ class StoreError(Exception):
 
 class StoreBusyError(StoreError):
     """Another process holds the database."""
+
+
+class StoreDamagedError(StoreError):
+    """The database file cannot be read although no other process holds it: it is damaged (truncated, a
+    block that fails its checksum, a header that is not DuckDB's). ``claude-memory repair`` rebuilds it."""
+
+
+def damaged_sentence(db_path: Path) -> str:
+    return (
+        f"The memory store {db_path} is damaged and cannot be read; run 'claude-memory repair' to rebuild it "
+        "from your transcripts (forgotten memories stay forgotten)."
+    )
 
 
 def fts_extension_path() -> Path:
@@ -51,14 +76,7 @@ def connect(data_dir: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnec
         secure_data_dir(data_dir)
         if not db_path.exists():
             _create(db_path)
-    try:
-        con = duckdb.connect(str(db_path), read_only=read_only)
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
-            raise StoreBusyError(
-                f"The memory store in {data_dir} is in use by another process; try again when it finishes."
-            ) from exc
-        raise StoreError(f"Could not open the memory store in {data_dir}: {exc}") from exc
+    con = _open(db_path, read_only)
     if not read_only:
         db_path.chmod(0o600)
         # We hold the write lock now, so a leftover copy is from a crash mid-rewrite: remove it.
@@ -69,6 +87,9 @@ def connect(data_dir: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnec
         if not read_only and migrate(con):
             with transaction(con):
                 assign_missing(con)
+    except duckdb.IOException as exc:
+        con.close()
+        raise io_failure(exc, data_dir) from exc
     except Exception:
         con.close()
         raise
@@ -76,6 +97,63 @@ def connect(data_dir: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnec
         # A forget committed but the process died before the file was rewritten: finish it now.
         return rewrite(con, data_dir)
     return con
+
+
+def _open(db_path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """Open the database file, telling contention from damage by a real lock probe (DuckDB raises the same
+    IOException for both): busy when another process holds a conflicting lock, else damaged (after a second
+    try, in case the holder let go between the failure and the probe)."""
+    for attempt in (1, 2):
+        try:
+            return duckdb.connect(str(db_path), read_only=read_only)
+        except duckdb.IOException as exc:
+            if held_by_another(db_path, exclusive=not read_only):
+                raise StoreBusyError(
+                    f"The memory store in {db_path.parent} is in use by another process; try again when it finishes."
+                ) from exc
+            if not os.access(db_path, os.R_OK if read_only else os.R_OK | os.W_OK):
+                raise StoreError(f"The memory store {db_path} is not readable and writable by this user.") from exc
+            if attempt == 2:
+                raise StoreDamagedError(damaged_sentence(db_path)) from exc
+    raise AssertionError("unreachable")
+
+
+def io_failure(exc: duckdb.IOException, data_dir: Path) -> StoreError:
+    """What an I/O error on the open store means: the disk is full (measured, not read from the message), or
+    the file could not be read back (a block failing its checksum, a truncated file): damaged."""
+    try:
+        full = shutil.disk_usage(data_dir).free < LOW_DISK
+    except OSError:
+        full = False
+    if full:
+        return StoreError(f"The disk holding {data_dir} is full ({first_line(exc)}); free some space and try again.")
+    return StoreDamagedError(damaged_sentence(data_dir / DB_FILE))
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0].rstrip(".") if text else type(exc).__name__
+
+
+def held_by_another(db_path: Path, *, exclusive: bool) -> bool:
+    """True if another process holds a lock on ``db_path`` that conflicts with opening it read-write
+    (``exclusive``) or read-only. DuckDB locks its file with ``fcntl`` record locks, which this probes."""
+    import errno
+    import fcntl
+
+    try:
+        fd = os.open(db_path, os.O_RDWR if exclusive else os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.lockf(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EACCES, errno.EAGAIN)
+    else:
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)  # (this process holds no lock on the file: it has not opened it)
 
 
 def sql_string(value: str) -> str:

@@ -175,6 +175,13 @@ def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         return row[0] if row else None
 
     by_type = dict(con.execute("SELECT type, count(*) FROM events GROUP BY type ORDER BY type").fetchall())
+    masks: dict[str, int] = {}  # masks per kind of credential, over the stored events (never the values)
+    for (kinds,) in con.execute(
+        "SELECT json_extract(metadata, '$.privacy.secret_kinds') FROM events "
+        "WHERE json_extract(metadata, '$.privacy.secrets_masked') > 0"
+    ).fetchall():
+        for kind, count in (json.loads(kinds) if kinds else {}).items():
+            masks[str(kind)] = masks.get(str(kind), 0) + int(count)
     first, last = con.execute("SELECT min(ts), max(ts) FROM events").fetchone() or (None, None)
     return {
         "events": int(scalar("SELECT count(*) FROM events")),
@@ -189,6 +196,7 @@ def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         "events_with_masked_secrets": int(
             scalar("SELECT count(*) FROM events WHERE json_extract(metadata, '$.privacy.secrets_masked') > 0")
         ),
+        "secrets_masked_by_kind": dict(sorted(masks.items(), key=lambda kv: (-kv[1], kv[0]))),
         "events_with_private_sections": int(
             scalar("SELECT count(*) FROM events WHERE json_extract(metadata, '$.privacy.private_sections') > 0")
         ),

@@ -28,6 +28,7 @@ from claude_memory.store.citations import allocate_citations
 from claude_memory.store.db import transaction, utc_now
 from claude_memory.store.embedding_queue import Chunk
 from claude_memory.store.forget import selected_ids_sql
+from claude_memory.store.ledger import ForgetLedger
 
 
 @dataclass(slots=True)
@@ -85,8 +86,11 @@ class Changes:
 class EventWriter:
     """Owns every write to the store. Not thread-safe: use it from one thread."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, changes: Changes | None = None) -> None:
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, changes: Changes | None = None, ledger: ForgetLedger | None = None
+    ) -> None:
         self.con = con
+        self.ledger = ledger  # where forgets are recorded outside the store (store.ledger)
         self.changes = changes if changes is not None else Changes()
 
     def append(
@@ -142,7 +146,8 @@ class EventWriter:
         return inserted
 
     def _upsert_sessions(self, sessions: list[SessionInfo]) -> None:
-        """Insert or update sessions; their time span grows with the events just inserted."""
+        """Insert or update sessions that have events (a session all of whose events were forgotten does not
+        come back, title and all); their time span grows with the events just inserted."""
         if not sessions:
             return
         self.con.register("session_rows", arrow.dataclass_table(sessions, arrow.SESSION_SCHEMA))
@@ -156,6 +161,7 @@ class EventWriter:
                        max(TRY_CAST(ts AS TIMESTAMPTZ)::TIMESTAMP) AS last_ts
                 FROM batch_new GROUP BY session_id
             ) t USING (session_id)
+            WHERE s.session_id IN (SELECT session_id FROM events)
             ON CONFLICT (session_id) DO UPDATE SET
                 project = coalesce(sessions.project, excluded.project),
                 cwd = coalesce(sessions.cwd, excluded.cwd),
@@ -172,7 +178,10 @@ class EventWriter:
         if not subagents:
             return
         self.con.register("agent_rows", arrow.dataclass_table(subagents, arrow.SUBAGENT_SCHEMA))
-        self.con.execute("INSERT OR REPLACE INTO subagents SELECT * FROM agent_rows")
+        self.con.execute(
+            "INSERT OR REPLACE INTO subagents SELECT * FROM agent_rows "
+            "WHERE session_id IN (SELECT session_id FROM sessions)"
+        )
 
     def _save_checkpoints(self, checkpoints: list[Checkpoint], now: datetime) -> None:
         if not checkpoints:
@@ -242,6 +251,27 @@ class EventWriter:
                 [reason, utc_now()],
             )
 
+    def seed_tombstones(self, forgotten: dict[int, str | None]) -> int:
+        """Tombstone every forgotten event (id → citation) in a fresh store, before any import (``repair``);
+        returns how many."""
+        if not forgotten:
+            return 0
+        table = pa.table(
+            {"event_id": list(forgotten), "citation": list(forgotten.values())},
+            schema=pa.schema([("event_id", pa.int64()), ("citation", pa.string())]),
+        )
+        self.con.register("ledger_rows", table)
+        try:
+            self.con.execute(
+                "INSERT OR IGNORE INTO tombstones (event_id, forgotten_at, citation) "
+                "SELECT event_id, ?, citation FROM ledger_rows",
+                [utc_now()],
+            )
+        finally:
+            self.con.unregister("ledger_rows")
+        self.changes.bump()
+        return len(forgotten)
+
     def end_session(self, session_id: str, reason: str | None, summary: str) -> None:
         """Record (or replace) the rule-based summary written when Claude Code ends a session."""
         self.con.execute(
@@ -260,6 +290,11 @@ class EventWriter:
             con.execute(f"CREATE OR REPLACE TEMP TABLE doomed AS SELECT DISTINCT id FROM ({ids_sql})", list(params))
             row = con.execute("SELECT count(*) FROM doomed").fetchone()
             count = int(row[0]) if row else 0
+            if count and self.ledger is not None:  # first, outside the store: a repair must not bring them back
+                doomed = con.execute(
+                    "SELECT d.id, e.citation FROM doomed d LEFT JOIN events e ON e.id = d.id ORDER BY d.id"
+                ).fetchall()
+                self.ledger.append(selector, [(int(r[0]), r[1]) for r in doomed])
             keyword.delete(con, "doomed")
             con.execute(
                 "INSERT OR IGNORE INTO tombstones (event_id, forgotten_at, citation) "

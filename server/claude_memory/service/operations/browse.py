@@ -60,6 +60,7 @@ class Stats(Result):
     first_event: str | None
     last_event: str | None
     events_with_masked_secrets: int
+    secrets_masked_by_kind: dict[str, int]  # masks per kind of credential (never the values)
     events_with_private_sections: int
     keyword_index: Json
     schema_version: int

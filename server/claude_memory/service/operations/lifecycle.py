@@ -1,5 +1,6 @@
 """The engine's own state and long jobs: ``ping``, ``status``, ``import`` of Claude Code's history,
-``embed_wait`` (until what is queued is embedded), ``reindex``, and the service's ``shutdown``."""
+``embed_wait`` (until what is queued is embedded), ``reindex``, ``verify`` (is the store sound?), and the
+service's ``shutdown``."""
 
 from __future__ import annotations
 
@@ -74,6 +75,15 @@ class Reindexed(Result):
     vectors: int
 
 
+class Verified(Result):
+    ok: bool
+    schema_version: int | None
+    schema_expected: int
+    tables: int
+    rows: int
+    problem: str | None
+
+
 class Stopping(Result):
     stopping: bool
 
@@ -134,6 +144,14 @@ def embed_wait(engine: Engine, p: EmbedWaitParams, progress: Progress) -> dict[s
 def reindex(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
     """Rebuild the vector index from the store: ``{vectors}``."""
     return {"vectors": engine.memory.reindex()}
+
+
+@operation("verify", NoParams, Verified, Priority.LONG)
+def verify(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
+    """Check the store: read every value of every table (DuckDB checks each block's checksum) and compare the
+    schema version with this code's: ``{ok, schema_version, schema_expected, tables, rows, problem}``, where
+    ``problem`` says in one sentence what is wrong and what to do."""
+    return engine.memory.verify()
 
 
 @operation("shutdown", NoParams, Stopping, Priority.CONNECTION, service_only=True)
