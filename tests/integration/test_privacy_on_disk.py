@@ -188,7 +188,8 @@ def test_secrets_typed_in_a_real_session_never_reach_disk(fixtures_home: Path, t
     with Memory(data) as memory:
         memory.con.execute("SET force_compression = 'uncompressed'")
         report = memory.import_history(fixtures_home, settle_seconds=0)
-        assert report.privacy.secrets_masked >= 6 and report.privacy.private_sections == 3
+        # the three typed credentials and the answer repeating one; the .env.example it wrote holds placeholders
+        assert report.privacy.secrets_masked >= 4 and report.privacy.private_sections == 3
         stored = [
             str(r[0])
             for r in memory.con.execute(

@@ -158,6 +158,7 @@ def test_a_temp_socket_directory_that_is_not_private_is_refused_and_another_is_u
     proc = subprocess.Popen([sys.executable, "-m", "claude_memory", "serve", "--claude-home", str(claude_home)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
+
         def service() -> Any:  # asked through the CLI, which finds the socket as every client does
             done = subprocess.run([sys.executable, "-m", "claude_memory", "status", "--json"], env=env,
                                   capture_output=True, text=True)  # fmt: skip

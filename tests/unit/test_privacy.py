@@ -529,9 +529,15 @@ def test_report_merge() -> None:
         unclosed_private_tags=False,
         original_length=10,
         filtered_length=5,
+        kinds={"github": 1, "assignment": 1},
     )
     b = PrivacyReport(
-        private_sections=3, secrets_masked=4, unclosed_private_tags=True, original_length=7, filtered_length=7
+        private_sections=3,
+        secrets_masked=4,
+        unclosed_private_tags=True,
+        original_length=7,
+        filtered_length=7,
+        kinds={"assignment": 3, "aws": 1},
     )
     a.merge(b)
     assert a == PrivacyReport(
@@ -540,6 +546,7 @@ def test_report_merge() -> None:
         unclosed_private_tags=True,
         original_length=17,
         filtered_length=12,
+        kinds={"github": 1, "assignment": 4, "aws": 1},
     )
     assert a.as_metadata() == {
         "private_sections": 4,
@@ -547,7 +554,25 @@ def test_report_merge() -> None:
         "unclosed_private_tags": True,
         "original_length": 17,
         "filtered_length": 12,
+        "secret_kinds": {"assignment": 4, "aws": 1, "github": 1},
     }
+    assert b.kinds == {"assignment": 3, "aws": 1}  # merge does not share the other's dict
+
+
+def test_report_metadata_has_secret_kinds_only_when_something_was_masked() -> None:
+    _, clean = DEFAULT.filter("nothing to hide here, just prose")
+    assert "secret_kinds" not in clean.as_metadata()
+    assert clean.kinds == {}
+    _, report = DEFAULT.filter(f"password=hunter22 and {GH} and {GH[:4]}{GH[5:]}x")
+    assert report.as_metadata()["secret_kinds"] == {"assignment": 1, "github": 2}
+    assert report.secrets_masked == sum(report.kinds.values()) == 3
+
+
+def test_custom_patterns_counted_under_kind_custom() -> None:
+    flt = PrivacyFilter(PrivacySettings(custom_patterns=(r"ACME-\d{6}",)))
+    _, report = flt.filter(f"ticket ACME-123456 and ACME-654321, token {GH}")
+    assert report.kinds == {"custom": 2, "github": 1}
+    assert report.secrets_masked == 3
 
 
 def test_report_never_contains_content() -> None:
@@ -561,7 +586,11 @@ def test_report_never_contains_content() -> None:
         assert private not in blob
         assert GH not in blob
         assert "hunter" not in blob
-    assert all(isinstance(v, int | bool) for v in report.as_metadata().values())
+    metadata = report.as_metadata()
+    kinds = metadata.pop("secret_kinds")
+    assert all(isinstance(v, int | bool) for v in metadata.values())
+    assert isinstance(kinds, dict) and kinds == {"assignment": 1, "github": 1}
+    assert all(re.fullmatch(r"[a-z0-9_]+", k) and isinstance(v, int) for k, v in kinds.items())
 
 
 def test_errors_do_not_quote_content() -> None:

@@ -13,7 +13,7 @@ exception message quotes content.  Speed: see ``claude_memory.core.masking``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from claude_memory.core.masking import mask_custom, mask_secrets
 from claude_memory.core.private_sections import FORMATS, remove_private_sections, sentinel
@@ -35,27 +35,52 @@ class PrivacySettings:
 
 @dataclass
 class PrivacyReport:
+    """What a filter run removed, as counts, flags and lengths only (never content).
+
+    ``kinds`` counts the masked secrets by kind: the provider of a recognised format ("github",
+    "aws", "huggingface", … : the ``kind`` of ``claude_memory.core.providers``), or how the secret
+    was recognised ("private_key", "jwt", "url_password", "authorization", "assignment" for
+    ``KEY=value``-style pairs and ``name value`` CLI pairs, "cli_flag" for ``--password value``,
+    "prose" for a secret named in a sentence, "custom" for the custom patterns).  Each masked span
+    counts once, under the first rule (in ``claude_memory.core.secrets.RULES`` order) that matched
+    in it.  ``secrets_masked`` is always the sum of its values; ``as_metadata`` reports it under
+    ``"secret_kinds"``, and only when it is not empty."""
+
     private_sections: int = 0
     secrets_masked: int = 0
     unclosed_private_tags: bool = False
     original_length: int = 0
     filtered_length: int = 0
+    kinds: dict[str, int] = field(default_factory=dict)
+
+    def count_secrets(self, kinds: dict[str, int]) -> None:
+        """Add masked secrets by kind (keeps ``secrets_masked`` the sum of ``kinds``)."""
+        for kind, count in kinds.items():
+            if count:
+                self.kinds[kind] = self.kinds.get(kind, 0) + count
+                self.secrets_masked += count
 
     def merge(self, other: PrivacyReport) -> None:
         self.private_sections += other.private_sections
         self.secrets_masked += other.secrets_masked
+        for kind, count in other.kinds.items():
+            self.kinds[kind] = self.kinds.get(kind, 0) + count
         self.unclosed_private_tags = self.unclosed_private_tags or other.unclosed_private_tags
         self.original_length += other.original_length
         self.filtered_length += other.filtered_length
 
-    def as_metadata(self) -> dict[str, int | bool]:
-        return {
+    def as_metadata(self) -> dict[str, int | bool | dict[str, int]]:
+        """The report as JSON-ready metadata; ``kinds`` (sorted) under "secret_kinds", only when not empty."""
+        metadata: dict[str, int | bool | dict[str, int]] = {
             "private_sections": self.private_sections,
             "secrets_masked": self.secrets_masked,
             "unclosed_private_tags": self.unclosed_private_tags,
             "original_length": self.original_length,
             "filtered_length": self.filtered_length,
         }
+        if self.kinds:
+            metadata["secret_kinds"] = dict(sorted(self.kinds.items()))
+        return metadata
 
 
 class PrivacyFilter:
@@ -149,8 +174,8 @@ class PrivacyFilter:
 
     def _secrets(self, text: str, report: PrivacyReport, token: str) -> str:
         markers = (*self._markers, token) if token else self._markers
-        text, masked = mask_secrets(text, markers, self.settings.secret_marker, self.settings.preserve_line_count)
-        report.secrets_masked += masked
+        text, kinds = mask_secrets(text, markers, self.settings.secret_marker, self.settings.preserve_line_count)
+        report.count_secrets(kinds)
         return text
 
     # -- custom patterns and clean-up -----------------------------------------------------
@@ -159,7 +184,7 @@ class PrivacyFilter:
         protected = tuple(m for m in (self.settings.secret_marker, self.settings.marker, token) if m)
         marker, preserve = self.settings.secret_marker, self.settings.preserve_line_count
         text, masked = mask_custom(text, self._custom, protected, marker, preserve)
-        report.secrets_masked += masked
+        report.count_secrets({"custom": masked})
         return text
 
     def _cleanup(self, text: str) -> str:

@@ -114,6 +114,7 @@ class ImportReport:
             "ignored_line_types": dict(sorted(self.ignored_line_types.items())),
             "privacy": {
                 "secrets_masked": self.privacy.secrets_masked,
+                "secrets_by_kind": dict(sorted(self.privacy.kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
                 "private_sections_removed": self.privacy.private_sections,
                 "unclosed_private_tags": self.privacy.unclosed_private_tags,
             },
