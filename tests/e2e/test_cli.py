@@ -89,10 +89,12 @@ def test_errors_are_one_sentence_with_meaningful_exit_codes(imported: Path, tmp_
     assert bad_date.returncode == 2 and "yesterdayish" in bad_date.stderr
     con = duckdb.connect(str(imported / "memory.duckdb"))  # another process holds the store
     try:
-        busy = cli(imported, "stats")
+        busy = cli(imported, "--wait", "1", "stats")  # (it waits its turn, 600 s unless told)
     finally:
         con.close()
-    assert busy.returncode == 3 and "in use by another process" in busy.stderr
+    waiting, error = busy.stderr.splitlines()
+    assert waiting == "Waiting for another claude-memory process to finish with the store..."
+    assert busy.returncode == 3 and "in use by another process" in error and error.endswith("(waited 1 s).")
 
 
 def test_forget_session_with_yes(imported: Path, cli: Cli) -> None:

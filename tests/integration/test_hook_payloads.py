@@ -83,9 +83,11 @@ def test_replayed_hooks_alone_capture_every_session(
 ) -> None:
     """The plugin registers the hooks in plugin/hooks/hooks.json; its service also handles SubagentStop,
     which names the subagent's own transcript (and, for the compaction summariser, one that is never written)."""
-    home = shutil.copytree(fixtures_home, tmp_path / "claude")  # where the payloads' transcripts are
-    watched = tmp_path / "watched"  # the service's Claude home: nothing to catch up with there
+    watched = tmp_path / "watched"  # the service's Claude home: nothing to catch up with in its projects/
     (watched / "projects").mkdir(parents=True)
+    # where the payloads' transcripts are: inside that Claude home (a hook may name no other file), but not
+    # under projects/, so that only the hooks bring them in
+    home = shutil.copytree(fixtures_home, watched / "hooked")
     data = tmp_path / "data"
     events = REGISTERED | ({"SubagentStop"} if also_subagent_stops else set())
     found = discover(home)
