@@ -13,7 +13,7 @@ exception message quotes content.  Speed: see ``claude_memory.core.masking``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from claude_memory.core.masking import mask_custom, mask_secrets
 from claude_memory.core.private_sections import FORMATS, remove_private_sections, sentinel
@@ -21,6 +21,8 @@ from claude_memory.core.private_sections import FORMATS, remove_private_sections
 __all__ = ["PrivacyFilter", "PrivacyReport", "PrivacySettings"]
 
 _MAX_ROUNDS = 4
+_MEMO_CHARS = 300  # texts up to this long have their result remembered …
+_MEMO_ENTRIES = 50_000  # … this many at most (then the memo starts again)
 _SHORTEST_MATCH = 8
 
 
@@ -61,13 +63,14 @@ class PrivacyReport:
                 self.secrets_masked += count
 
     def merge(self, other: PrivacyReport) -> None:
-        self.private_sections += other.private_sections
-        self.secrets_masked += other.secrets_masked
-        for kind, count in other.kinds.items():
-            self.kinds[kind] = self.kinds.get(kind, 0) + count
-        self.unclosed_private_tags = self.unclosed_private_tags or other.unclosed_private_tags
         self.original_length += other.original_length
         self.filtered_length += other.filtered_length
+        if other.private_sections or other.secrets_masked or other.unclosed_private_tags:
+            self.private_sections += other.private_sections
+            self.secrets_masked += other.secrets_masked
+            for kind, count in other.kinds.items():
+                self.kinds[kind] = self.kinds.get(kind, 0) + count
+            self.unclosed_private_tags = self.unclosed_private_tags or other.unclosed_private_tags
 
     def as_metadata(self) -> dict[str, int | bool | dict[str, int]]:
         """The report as JSON-ready metadata; ``kinds`` (sorted) under "secret_kinds", only when not empty."""
@@ -84,7 +87,8 @@ class PrivacyReport:
 
 
 class PrivacyFilter:
-    """Immutable after construction; safe to share between threads."""
+    """Its settings are fixed at construction; safe to share between threads (the memo of short texts'
+    results only ever holds what ``filter`` would compute again: a race computes one twice)."""
 
     invalid_patterns: tuple[str, ...]
 
@@ -113,12 +117,30 @@ class PrivacyFilter:
             collapse.append((secret, re.compile(f"{s}(?:[ \\t]*{s})+")))
         self._collapse = tuple(collapse)
         self._markers = tuple(m for m in (secret, marker) if m)
+        # Short texts come back again and again (paths, cwd, branch names, tool-input keys and values: 84 % of
+        # an import's calls), and filtering is a pure function of the text: remember their results.
+        self._memo: dict[str, tuple[str, PrivacyReport]] = {}
 
     # -- public ---------------------------------------------------------------------------
 
     def filter(self, text: str) -> tuple[str, PrivacyReport]:
         if not isinstance(text, str):
             raise TypeError(f"PrivacyFilter.filter expects str, got {type(text).__name__}")
+        out, report = self._remembered(text)
+        return out, replace(report, kinds=dict(report.kinds))  # the caller's own copy
+
+    def _remembered(self, text: str) -> tuple[str, PrivacyReport]:
+        """``filter``'s answer; for a short text, a shared one (its report must not be changed)."""
+        if len(text) > _MEMO_CHARS:
+            return self._filter(text)
+        known = self._memo.get(text)
+        if known is None:
+            if len(self._memo) >= _MEMO_ENTRIES:
+                self._memo.clear()
+            known = self._memo[text] = self._filter(text)
+        return known
+
+    def _filter(self, text: str) -> tuple[str, PrivacyReport]:
         report = PrivacyReport(original_length=len(text))
         if len(text) < _SHORTEST_MATCH and not self._custom:
             # Too short for any tag pair or credential rule (the shortest, "pwd:abcd", has 8 chars).
@@ -149,7 +171,7 @@ class PrivacyFilter:
 
     def filter_value(self, value: object, report: PrivacyReport) -> object:
         if isinstance(value, str):
-            filtered, sub = self.filter(value)
+            filtered, sub = self._remembered(value)
             report.merge(sub)
             return filtered
         if isinstance(value, dict):
