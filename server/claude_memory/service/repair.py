@@ -86,6 +86,8 @@ def repair(
     lock = OwnerLock(RuntimePaths(data_dir).lock)
     lock.acquire()
     try:
+        if not force and not (data_dir / DB_FILE).exists():
+            raise StoreSound(f"There is no memory store in {data_dir} to repair; `claude-memory import` creates one.")
         if not force and problem(data_dir) is None:
             raise StoreSound(
                 f"The memory store in {data_dir} is sound; nothing to repair (--force rebuilds it from the "
