@@ -10,6 +10,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -146,10 +147,10 @@ def test_a_data_directory_made_readable_by_others_is_tightened_and_stays_user_on
 
 
 def test_a_temp_socket_directory_that_is_not_private_is_refused_and_another_is_used(
-    tmp_path: Path, claude_home: Path
+    tmp_path: Path, claude_home: Path, request: pytest.FixtureRequest
 ) -> None:
-    temp = tmp_path / "t"
-    temp.mkdir()
+    temp = Path(tempfile.mkdtemp(prefix="cm", dir="/tmp"))  # a short system temp dir: a socket path has ~107 bytes
+    request.addfinalizer(lambda: shutil.rmtree(temp, ignore_errors=True))
     hostile = temp / f"claude-memory-{os.getuid()}"
     hostile.mkdir(mode=0o777)
     hostile.chmod(0o777)  # anyone may put a socket of their own here
