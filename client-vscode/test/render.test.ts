@@ -133,6 +133,10 @@ test("status text: running with embeddings unavailable, pending, not running", (
   assert.deepEqual(off, { text: "$(error) Memory: off", tooltip: "Claude Memory service not available: connection refused", ok: false });
   assert.equal(statusText({ running: false }).ok, false);
   assert.equal(statusText({ running: false }).tooltip, "Claude Memory service not running");
+  const damaged = "The memory store /d/memory.duckdb is damaged and cannot be read; run 'claude-memory repair'.";
+  assert.deepEqual(statusText({ running: false, error: damaged }), {
+    text: "$(error) Memory: off", tooltip: `Claude Memory service not running: ${damaged}`, ok: false,
+  });
 });
 
 test("stats document, import summary, forget prompt, file history", () => {

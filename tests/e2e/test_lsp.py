@@ -23,6 +23,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from claude_memory.client.connection import ServiceClient, ServiceUnavailable
+from claude_memory.core import locations
 from claude_memory.core.disclosure import clip, summary
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.lsp.protocol import COMMANDS
@@ -503,3 +504,21 @@ def test_commands_module_is_light() -> None:
     code = "import sys; from claude_memory.lsp.protocol import COMMANDS; print(len(COMMANDS), 'pygls' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == [str(len(COMMANDS)), "False"]
+
+
+@pytest.mark.asyncio
+async def test_a_damaged_store_is_named_by_status_and_commands_and_no_service_is_started(
+    store: Store, tmp_path: Path
+) -> None:
+    data = tmp_path / "damaged"
+    data.mkdir()
+    (data / "memory.duckdb").write_bytes(b"this is not a database")
+    sentence = f"The memory store {data / 'memory.duckdb'} is damaged and cannot be read; run 'claude-memory repair'."
+    locations.record_damaged(str(data), sentence)  # as a service that failed to open it left it
+    async with session(store, data=data) as client:
+        status = await run(client, "claudeMemory.status", {"start": False})  # what the status bar shows
+        assert status["running"] is False and status["error"] == sentence
+        with pytest.raises(JsonRpcException) as failed:
+            await run(client, "claudeMemory.stats")  # would start a service: it says why it does not
+        assert failed.value.message == sentence
+    assert holder_pid(RuntimePaths(data).lock) is None and not (data / "logs" / "service.log").exists()
