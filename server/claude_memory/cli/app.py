@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TextIO
+from typing import Annotated, Any, TextIO
 
 import typer
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -33,9 +33,18 @@ from claude_memory.cli import mcp as mcp_command
 from claude_memory.cli import plugin as plugin_commands
 from claude_memory.cli import repair as repair_command
 from claude_memory.cli import service as service_commands
+from claude_memory.cli.common import (
+    EXIT_CODES,
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_NOTHING,
+    ClaudeHomeOpt,
+    JsonOpt,
+    existing_claude_home,
+    fail,
+)
 from claude_memory.cli.report import Bars, report_text
 from claude_memory.client.transport import LONG_TIMEOUT, Transport, connect
-from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.config import default_data_dir
 from claude_memory.core.disclosure import (
     DEFAULT_BUDGET,
@@ -55,12 +64,6 @@ from claude_memory.service.projects import normalise_project_arg
 from claude_memory.wire import OpError
 
 STORE_WAIT = 600.0  # seconds a command waits for a store another process holds (--wait)
-EXIT_FAILURE = 1
-EXIT_BUSY = 3
-EXIT_NOTHING = 4
-EXIT_DAMAGED = 5
-EXIT_INTERRUPTED = 130
-EXIT_CODES = {wire.BUSY: EXIT_BUSY, wire.NOT_FOUND: EXIT_NOTHING, wire.DAMAGED: EXIT_DAMAGED}  # else EXIT_FAILURE
 
 app = typer.Typer(
     name="claude-memory",
@@ -86,11 +89,6 @@ class _State:
         self.wait = wait
 
 
-def _fail(message: str, code: int = EXIT_FAILURE) -> NoReturn:
-    typer.echo(f"Error: {message}", err=True)
-    raise typer.Exit(code)
-
-
 def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
 
@@ -109,7 +107,7 @@ def _transport(ctx: typer.Context) -> Iterator[Transport]:
         finally:
             transport.close()
     except OpError as exc:
-        _fail(str(exc), EXIT_CODES.get(exc.code, EXIT_FAILURE))
+        fail(str(exc), EXIT_CODES.get(exc.code, EXIT_FAILURE))
 
 
 def _connect_waiting(state: _State) -> Transport:
@@ -189,10 +187,7 @@ def main_callback(
 @app.command("import")
 def import_cmd(
     ctx: typer.Context,
-    claude_home: Annotated[
-        Path | None,
-        typer.Option("--claude-home", help="Claude Code's directory.", show_default="$CLAUDE_CONFIG_DIR or ~/.claude"),
-    ] = None,
+    claude_home: ClaudeHomeOpt = None,
     project: Annotated[str | None, typer.Option("--project", help="Only this project (a path).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     no_wait: Annotated[
@@ -209,9 +204,7 @@ def import_cmd(
     ] = 60.0,
 ) -> None:
     """Import Claude Code history (all sessions, subagents included). Safe to run again at any time."""
-    home = resolve_claude_home(claude_home)
-    if not home.is_dir():
-        _fail(f"{home} does not exist; point --claude-home at Claude Code's directory.")
+    home = existing_claude_home(claude_home)
     err = Console(stderr=True)
     bars = Bars(err) if err.is_terminal and not as_json else None
     params = {
@@ -223,12 +216,12 @@ def import_cmd(
         try:
             data = transport.call("import", params, progress=bars, timeout=LONG_TIMEOUT)
             if project and not data["files"]["found"]:
-                _fail(f"No Claude Code transcripts for project {project} under {home}.", EXIT_NOTHING)
+                fail(f"No Claude Code transcripts for project {project} under {home}.", EXIT_NOTHING)
             waited = transport.call("embed_wait", {"wait": not no_wait}, progress=bars, timeout=LONG_TIMEOUT)
         except KeyboardInterrupt:
             if transport.service is not None:
-                _fail("Stopped waiting; the memory service finishes the import on its own.", EXIT_INTERRUPTED)
-            _fail("Import interrupted; what was stored so far is kept, and running it again resumes.", EXIT_INTERRUPTED)
+                fail("Stopped waiting; the memory service finishes the import on its own.", EXIT_INTERRUPTED)
+            fail("Import interrupted; what was stored so far is kept, and running it again resumes.", EXIT_INTERRUPTED)
         finally:
             if bars is not None:
                 bars.stop()
@@ -343,7 +336,6 @@ SessionOpt = Annotated[str | None, typer.Option("--session", help="Only this ses
 TypeOpt = Annotated[list[str] | None, typer.Option("--type", help=f"Only these event types: {', '.join(EVENT_TYPES)}.")]
 SinceOpt = Annotated[str | None, typer.Option("--since", help="Only events at or after this date/time.")]
 UntilOpt = Annotated[str | None, typer.Option("--until", help="Only events before this date/time.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def _one_line(text: str, width: int) -> str:
@@ -485,7 +477,7 @@ def _open_text(path: Path) -> TextIO:
     try:
         return path.open(encoding="utf-8")
     except OSError as exc:
-        _fail(f"Could not read {path}: {exc.strerror or exc}.")
+        fail(f"Could not read {path}: {exc.strerror or exc}.")
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -507,7 +499,7 @@ def show(
     with _transport(ctx) as transport:
         found = transport.call("details", {"refs": [ref], "context": context, "via": "cli"})["details"]
     if not found:
-        _fail(f"No memory {ref} (it may have been forgotten).", EXIT_NOTHING)
+        fail(f"No memory {ref} (it may have been forgotten).", EXIT_NOTHING)
     data = found[0]
     if as_json:
         _print_json(data)
@@ -542,7 +534,7 @@ def timeline(
     with _transport(ctx) as transport:
         found = transport.call("timeline", {"refs": refs, "before": before, "after": after})
     if not found["windows"]:
-        _fail(f"No memory {', '.join(found['missing'])} (forgotten, or never stored).", EXIT_NOTHING)
+        fail(f"No memory {', '.join(found['missing'])} (forgotten, or never stored).", EXIT_NOTHING)
     for ref in found["missing"]:
         typer.echo(f"Warning: no memory {ref}; showing the others.", err=True)
     if as_json:
@@ -683,16 +675,16 @@ def forget(
             if count == 0:
                 if as_json:
                     _print_json({"forgotten": 0})
-                _fail("Nothing matches; nothing was forgotten.", EXIT_NOTHING)
+                fail("Nothing matches; nothing was forgotten.", EXIT_NOTHING)
             if not yes:
                 if not sys.stdin.isatty():
-                    _fail(f"{count} events match; re-run with --yes to forget them (no terminal to ask on).")
+                    fail(f"{count} events match; re-run with --yes to forget them (no terminal to ask on).")
                 typer.confirm(f"Forget {count} events for good?", abort=True)
             forgotten = transport.call("forget", {**request, "dry_run": False})["forgotten"]
         except OpError as exc:
             if exc.code != wire.NOT_FOUND:
                 raise
-            _fail(f"No memory {exc.ref}; nothing was forgotten." if exc.ref else str(exc), EXIT_NOTHING)
+            fail(f"No memory {exc.ref}; nothing was forgotten." if exc.ref else str(exc), EXIT_NOTHING)
     if as_json:
         _print_json({"forgotten": forgotten})
     else:

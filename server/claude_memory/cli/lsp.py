@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-EXIT_FAILURE = 1
+from claude_memory.cli.common import EXIT_FAILURE
 
 
 def parse_tcp(value: str) -> tuple[str, int]:

@@ -7,9 +7,8 @@ from typing import Annotated
 
 import typer
 
+from claude_memory.cli.common import EXIT_FAILURE
 from claude_memory.service.projects import normalise_project_arg
-
-EXIT_FAILURE = 1
 
 
 def mcp(

@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
 from claude_memory.cli import plugin_doctor, plugin_setup
+from claude_memory.cli.common import JsonOpt, fail
 from claude_memory.config import claude_home, default_data_dir
 
 PluginRootOpt = Annotated[
@@ -31,14 +32,8 @@ ClaudeBinOpt = Annotated[
         show_default="$CLAUDE_BIN, else `claude` on PATH",
     ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 MARKS = {"ok": "✓", "warn": "⚠", "error": "✗"}
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"Error: {message}", err=True)
-    raise typer.Exit(1)
 
 
 def _data_dir(ctx: typer.Context) -> Path:
@@ -54,7 +49,7 @@ def install_cmd(ctx: typer.Context, plugin_root: PluginRootOpt = None, claude_bi
         claude = plugin_setup.find_claude(claude_bin, os.environ)
         outcome = plugin_setup.install(info, claude, claude_home(), python=executable, prefix=prefix)
     except plugin_setup.SetupError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for line in outcome.lines:
         typer.echo(line)
 
@@ -66,7 +61,7 @@ def uninstall_cmd(ctx: typer.Context, plugin_root: PluginRootOpt = None, claude_
         claude = plugin_setup.find_claude(claude_bin, os.environ)
         outcome = plugin_setup.uninstall(info, claude, claude_home(), data_dir=_data_dir(ctx))
     except plugin_setup.SetupError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for line in outcome.lines:
         typer.echo(line)
 

@@ -6,28 +6,22 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from claude_memory.cli.common import EXIT_BUSY, ClaudeHomeOpt, existing_claude_home, fail
 from claude_memory.cli.report import Bars, report_text
 from claude_memory.client.connection import ServiceClient
-from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.lock import LockHeld, holder_pid
 from claude_memory.store.db import StoreBusyError, StoreError
 
-EXIT_FAILURE = 1
-EXIT_BUSY = 3
-
 
 def repair(
     ctx: typer.Context,
-    claude_home: Annotated[
-        Path | None,
-        typer.Option("--claude-home", help="Claude Code's directory.", show_default="$CLAUDE_CONFIG_DIR or ~/.claude"),
-    ] = None,
+    claude_home: ClaudeHomeOpt = None,
     force: Annotated[
         bool, typer.Option("--force", help="Rebuild even a sound store (memories whose transcripts are gone are lost).")
     ] = False,
@@ -38,9 +32,7 @@ def repair(
     from claude_memory.service import repair as repairing  # the store and its engine: heavy imports
 
     data_dir: Path = ctx.obj.data_dir
-    home = resolve_claude_home(claude_home)
-    if not home.is_dir():
-        _fail(f"{home} does not exist; point --claude-home at Claude Code's directory.")
+    home = existing_claude_home(claude_home)
     _stop_service(data_dir)
     err = Console(stderr=True)
     bars = Bars(err) if err.is_terminal and not as_json else None
@@ -50,11 +42,11 @@ def repair(
         typer.echo(str(exc), err=as_json)
         return
     except LockHeld as exc:
-        _fail(f"{exc} Stop it with `claude-memory stop`, then repair.", EXIT_BUSY)
+        fail(f"{exc} Stop it with `claude-memory stop`, then repair.", EXIT_BUSY)
     except StoreBusyError as exc:
-        _fail(str(exc), EXIT_BUSY)
+        fail(str(exc), EXIT_BUSY)
     except (StoreError, OSError) as exc:
-        _fail(f"The repair stopped: {exc}")
+        fail(f"The repair stopped: {exc}")
     finally:
         if bars is not None:
             bars.stop()
@@ -82,11 +74,6 @@ def _stop_service(data_dir: Path) -> None:
     deadline = time.monotonic() + 60
     while holder_pid(lock) is not None and time.monotonic() < deadline:
         time.sleep(0.1)
-
-
-def _fail(message: str, code: int = EXIT_FAILURE) -> NoReturn:
-    typer.echo(f"Error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from claude_memory.cli.common import EXIT_BUSY, EXIT_FAILURE
 from claude_memory.client.connection import ServiceClient, ServiceUnavailable, start_service
 from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.core.paths import RuntimePaths, private_umask, secure_data_dir
@@ -22,8 +23,6 @@ from claude_memory.store.db import StoreError
 
 LOG_BYTES = 1_000_000
 LOG_BACKUPS = 3
-EXIT_FAILURE = 1
-EXIT_BUSY = 3
 
 
 def _setup_logging(paths: RuntimePaths, *, quiet: bool) -> None:
