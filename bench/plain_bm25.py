@@ -26,9 +26,10 @@ import Stemmer
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "bench"
 STOPWORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they "
-    "this to was will with".split()
-)
+    ("a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not",
+     "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was",
+     "will", "with")
+)  # fmt: skip
 K1, B = 1.5, 0.75
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -105,8 +106,9 @@ def main() -> None:
     lme = SHARED / "longmemeval"
     if (lme / "longmemeval_s_dev.json.gz").exists():
         with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run([sys.executable, str(lme / "longmemeval_to_claude.py"), str(lme / "longmemeval_s_dev.json.gz"),
-                            tmp], check=True, capture_output=True)  # fmt: skip
+            split = lme / "longmemeval_s_dev.json.gz"
+            convert = [sys.executable, str(lme / "longmemeval_to_claude.py"), str(split), tmp]
+            subprocess.run(convert, check=True, capture_output=True)
             qrels = [json.loads(line) for line in (Path(tmp) / "qrels.jsonl").read_text().splitlines() if line.strip()]
             out["LongMemEval dev"] = recall(qrels, Path(tmp) / "claude_home", lambda q: True)
     print(json.dumps(out, indent=2))
