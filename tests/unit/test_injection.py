@@ -8,11 +8,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from claude_memory.core.disclosure import estimate_tokens
+from claude_memory.core.ranking import HIGH_COVERAGE, RELEVANT_COSINE
+from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.core.injection import (
     MAX_CHARS,
     Recall,
     SessionFacts,
+    informative,
     prompt_context,
+    relevant,
     session_context,
     session_summary,
 )
@@ -75,3 +79,24 @@ def test_session_summary_is_rule_based_and_counts_what_happened() -> None:
         'Asked: "why does CI fail on main?"; "fix it"; "and add a test" and 1 more. '
         "Tools: Bash ×2, Edit ×1. Files: /repo/ci.yml. Compacted 1 time."
     )
+
+
+def test_acknowledgements_greetings_and_go_aheads_name_no_topic() -> None:
+    words = QueryTokenizer().words
+    for prompt in ("ok do it", "Thanks!", "hi claude", "yes please continue", "go ahead", "Sounds good, thank you 🙏"):
+        assert informative(words(prompt)) == [], prompt
+        assert relevant(words(prompt), 0.99, 1.0) is not None, prompt  # even with a perfect match
+    assert informative(words("ok, now fix the flaky payment test")) == ["fix", "flaky", "payment", "test"]
+
+
+def test_a_topic_is_recalled_only_when_a_memory_is_close_enough() -> None:
+    words = QueryTokenizer().words("what did we decide about the retry policy?")
+    assert relevant(words, RELEVANT_COSINE, 0.0) is None
+    assert relevant(words, RELEVANT_COSINE - 0.01, 1.0) == "Nothing in memory is close enough in meaning to this prompt."
+
+
+def test_without_semantics_two_topic_words_matched_by_one_memory_are_needed() -> None:
+    words = QueryTokenizer().words
+    assert relevant(words("payment policy"), None, HIGH_COVERAGE) is None
+    assert relevant(words("payment policy"), None, HIGH_COVERAGE - 0.01) is not None
+    assert relevant(words("weather?"), None, 1.0) is not None  # one word: too little to go on

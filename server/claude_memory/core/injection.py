@@ -16,10 +16,52 @@ from typing import Any, Final
 
 from claude_memory.core import events as ev
 from claude_memory.core.disclosure import clip, estimate_tokens
+from claude_memory.core.ranking import HIGH_COVERAGE, RELEVANT_COSINE
 
 MAX_CHARS: Final = 9_000  # under Claude Code's 10,000-character cap, with room for its own wrapping
 HIGH_EXCERPT: Final = 700  # characters of a high-confidence memory
 SUGGESTED_EXCERPT: Final = 240
+
+# Words that name no topic: acknowledgements, agreement and refusal, greetings, politeness, "continue" and its
+# kin, fillers. A prompt made only of these (and stopwords) recalls nothing: "ok do it", "thanks!", "hi claude",
+# "yes please continue" are the most frequent prompts, and memories injected for them are noise.
+DISCOURSE: Final = frozenset(
+    {
+        "ok", "okay", "okey", "kk", "yes", "yeah", "yep", "yup", "ya", "yah", "yea", "sure", "fine", "alright",
+        "right", "correct", "exactly", "agreed", "agree", "no", "nope", "nah", "not", "cool", "nice", "great",
+        "good", "awesome", "perfect", "excellent", "amazing", "wonderful", "fantastic", "sweet", "neat", "lovely",
+        "brilliant", "lgtm", "thanks", "thank", "thx", "ty", "tysm", "cheers", "appreciated", "appreciate", "much",
+        "lot", "very", "really", "just", "too", "also", "well", "indeed", "wow", "oh", "ah", "hmm", "hm", "huh",
+        "lol", "haha", "heh", "oops", "sorry", "hi", "hello", "hey", "hiya", "howdy", "yo", "greetings", "morning",
+        "afternoon", "evening", "night", "bye", "goodbye", "cya", "please", "pls", "plz", "kindly", "continue",
+        "cont", "go", "going", "ahead", "proceed", "carry", "keep", "next", "again", "retry", "try", "resume",
+        "on", "do", "done", "now", "let", "lets", "us", "all", "sounds", "seems", "makes", "sense", "works", "got",
+        "understood", "noted", "gotcha", "claude", "one", "more", "time", "thing", "way", "same", "here", "ready",
+    }
+)  # fmt: skip
+
+
+def informative(words: Sequence[str]) -> list[str]:
+    """The words of a prompt (lower-cased, stopwords already out) that may name a topic."""
+    return [w for w in words if w not in DISCOURSE and not w.isdigit()]
+
+
+def relevant(words: Sequence[str], best_cosine: float | None, best_coverage: float) -> str | None:
+    """Why a prompt gets no memories (one sentence), or None when its best hits are worth injecting. ``words`` are
+    the prompt's words (:meth:`~claude_memory.core.tokens.QueryTokenizer.words`); ``best_cosine`` the best plain
+    cosine among its top hits, None when semantic search is off; ``best_coverage`` the best query coverage among them.
+    Without cosines, only a prompt of two topic words or more, most of them matched by one memory, gets any."""
+    topics = informative(words)
+    if not topics:
+        return "The prompt names no topic to recall (an acknowledgement, a greeting or a go-ahead)."
+    if best_cosine is not None:
+        if best_cosine < RELEVANT_COSINE:
+            return "Nothing in memory is close enough in meaning to this prompt."
+        return None
+    if len(topics) < 2 or best_coverage < HIGH_COVERAGE:
+        return "Nothing in memory matches enough of this prompt's words (semantic search is off)."
+    return None
+
 
 _SAID: Final = {
     ev.USER_PROMPT: "the user wrote",

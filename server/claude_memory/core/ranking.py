@@ -309,6 +309,11 @@ def fuse(
 # "suggested", never "high". Measured again with the text priors (substance, question, time); before them,
 # the same thresholds gave 39/50, 21/32 and 20/35, before contextual cosines 40/51, 22/33 and 17/30, and
 # before the coverage factor 41/53, 20/31 and 17/33.
+# Whether a prompt is worth answering from memory at all (core.injection.relevant): the best plain cosine among its
+# top hits (all-MiniLM-L6-v2). LoCoMo dev's questions: 95% have a top-8 hit at >= 0.45 (median 0.60); the 205
+# prompts of bench/data/irrelevant_prompts.jsonl (acknowledgements, commands, off-topic questions): 1% on a LoCoMo
+# store, 4% on ../shared's coding fixtures (0.40: 4% and 6%, 0.50: 1% and 2% but only 87% of the questions).
+RELEVANT_COSINE = 0.45
 HIGH_COVERAGE = 0.8
 SUGGESTED_COVERAGE = 0.45
 SUGGESTED_COSINE = 0.62

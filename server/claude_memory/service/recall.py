@@ -15,9 +15,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claude_memory.core import events as ev
 from claude_memory.core.citations import render
-from claude_memory.core.disclosure import DEFAULT_BUDGET, HIGH, SUGGESTED
+from claude_memory.core.disclosure import DEFAULT_BUDGET, SUGGESTED
 from claude_memory.core.filters import EventFilters
-from claude_memory.core.injection import Recall, prompt_context, session_context, session_summary
+from claude_memory.core.injection import (
+    Recall,
+    informative,
+    prompt_context,
+    relevant,
+    session_context,
+    session_summary,
+)
 from claude_memory.core.machine_text import is_synthetic
 from claude_memory.service.capture import HookPayload, session_facts
 from claude_memory.service.memory import Memory
@@ -26,6 +33,8 @@ from claude_memory.store import queries, sessions
 from claude_memory.store.db import from_store_time
 
 CANDIDATES: Final = 8
+INJECTED: Final = 5
+PROMPT_CHARS: Final = 2_000
 SESSION_START_BUDGET: Final = 600  # tokens: a compact index, the prompt hook brings the details
 RECENT_PROMPTS: Final = 5
 
@@ -54,15 +63,22 @@ class Recaller:
         prompt = (payload.prompt or "").strip()
         if not prompt or is_synthetic(prompt):
             return {"additional_context": "", "citations": [], "reason": "Not a prompt the user typed."}
+        words = self.memory.tokenizer.words(prompt)
+        if not informative(words):
+            return {"additional_context": "", "citations": [], "reason": relevant(words, None, 0.0)}
         hits, meta = self.memory.search(prompt, EventFilters(project=project), CANDIDATES, "hybrid")
+        parts = [h.components or {} for h in hits]
+        semantic = meta["mode"] != "keyword"
+        best_cosine = max((p.get("cosine", 0.0) for p in parts), default=0.0) if semantic else None
+        why = relevant(words, best_cosine, max((p.get("coverage", 0.0) for p in parts), default=0.0))
+        if why is not None:
+            return {"additional_context": "", "citations": [], "reason": why, "meta": meta}
         recalls = [
             Recall(render(e.citation), e.type, from_store_time(e.ts), e.session_id, e.text, h.confidence)
             for h in hits
-            if h.confidence in (HIGH, SUGGESTED)
-            and (e := h.event).citation is not None
-            and e.session_id != payload.session_id
-        ]
-        text, cited = prompt_context(recalls, budget)
+            if (e := h.event).citation is not None and e.session_id != payload.session_id
+        ][:INJECTED]
+        text, cited = prompt_context(recalls, budget, PROMPT_CHARS)
         reason = None if text else "Nothing in memory is relevant enough to this prompt."
         return {"additional_context": text, "citations": cited, "reason": reason, "meta": meta}
 

@@ -17,8 +17,8 @@ import numpy as np
 import numpy.typing as npt
 
 from claude_memory.core.filters import EventFilters
-from claude_memory.core.ranking import Scope, Weights, confidence, fuse
-from claude_memory.core.timeexpr import asks_when, find_window
+from claude_memory.core.ranking import Facts, Floats, Fused, Scope, Weights, confidence, fuse
+from claude_memory.core.timeexpr import TimeWindow, asks_when, find_window
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service.semantic import embed_query, semantic_candidates, similarities
 from claude_memory.store.embedder import Embedder
@@ -85,7 +85,37 @@ class Retrieval:
     weights: Weights = field(default_factory=Weights)
 
 
-def search(
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """What :func:`gather` found for a query, as :func:`claude_memory.core.ranking.fuse` takes it: the rows (every
+    keyword or semantic hit the filters admit and their neighbours) and their components, NaN where absent."""
+
+    stems: list[str]
+    facts: Facts
+    keyword: Floats  # BM25
+    semantic: Floats  # contextual cosine (fused)
+    coverage: Floats  # share of the query's idf mass matched (0 where not a keyword hit)
+    cosine: Floats  # plain cosine (reported, and decides confidence)
+    window: TimeWindow | None
+    asks_when: bool
+    semantic_hits: int  # rows found by the k-NN search
+    degraded: str | None = None  # why the semantic part did not run, in one sentence
+    partial: str | None = None  # why stored vectors could not score every row
+
+    def fuse(self, weights: Weights) -> Fused:
+        return fuse(
+            self.facts,
+            self.keyword,
+            self.semantic,
+            self.coverage,
+            cosine=self.cosine,
+            window=self.window,
+            asks_when=self.asks_when,
+            weights=weights,
+        )
+
+
+def gather(
     con: duckdb.DuckDBPyConnection,
     retrieval: Retrieval,
     query: str,
@@ -93,10 +123,9 @@ def search(
     limit: int,
     mode: str = "hybrid",
     scope: Scope | None = None,
-) -> tuple[list[SearchHit], dict[str, Any]]:
-    """Keyword, semantic or hybrid search, fused by :func:`claude_memory.core.ranking.fuse`. If the
-    semantic part cannot run, keyword results still come back and ``meta.degraded`` says why."""
-    started = time.perf_counter()
+) -> Candidates:
+    """Keyword and semantic candidates of ``query`` (per ``mode``) and every component ranking uses. If the
+    semantic part cannot run, keyword candidates still come back and ``degraded`` says why."""
     stems = retrieval.tokenizer.terms(query)
     degraded: str | None = None
     semantic_ok = retrieval.embedder is not None and retrieval.index is not None and retrieval.unavailable is None
@@ -144,17 +173,36 @@ def search(
         else:
             cosine = np.where(np.isnan(found.cosine), cosine, found.cosine)
             context = np.where(np.isnan(found.context), context, found.context)
-    window = find_window(query)
-    fused = fuse(
+    return Candidates(
+        stems,
         facts,
         facts.column(kw),
         context,
         facts.column({i: c for i, _, c in kw_hits}, 0.0),
-        cosine=cosine,
-        window=window,
-        asks_when=asks_when(query),
-        weights=retrieval.weights,
+        cosine,
+        find_window(query),
+        asks_when(query),
+        len(sem),
+        degraded,
+        partial,
     )
+
+
+def search(
+    con: duckdb.DuckDBPyConnection,
+    retrieval: Retrieval,
+    query: str,
+    filters: EventFilters,
+    limit: int,
+    mode: str = "hybrid",
+    scope: Scope | None = None,
+) -> tuple[list[SearchHit], dict[str, Any]]:
+    """Keyword, semantic or hybrid search (:func:`gather`), ranked by :func:`claude_memory.core.ranking.fuse`.
+    If the semantic part cannot run, keyword results still come back and ``meta.degraded`` says why."""
+    started = time.perf_counter()
+    found = gather(con, retrieval, query, filters, limit, mode, scope)
+    stems, window, degraded, partial = found.stems, found.window, found.degraded, found.partial
+    fused = found.fuse(retrieval.weights)
     ranked = fused.top(limit)
     events = events_by_ids(con, [r.event_id for r in ranked])
     hits = [
@@ -184,6 +232,6 @@ def search(
         meta["time_window"] = {"text": window.text, "start": window.start.isoformat(), "end": window.end.isoformat()}
     if degraded or partial:
         meta["degraded"] = degraded or partial
-    if not stems and not sem:
+    if not stems and not found.semantic_hits:
         meta["note"] = "The query has no searchable words."
     return hits, meta

@@ -1,0 +1,197 @@
+"""Fit the ranking's weights on both dev benchmarks at once, with cross-validation across conversations.
+
+    .venv/bin/python bench/fit_weights.py --locomo STORE --lme STORE --lme-qrels QRELS [--mode hybrid]
+                                          [--folds 2] [--rounds 3] [--fix NAME=VALUE ...]
+
+The engine's fusion (:func:`claude_memory.core.ranking.fuse`) is a small model over the signals search already
+computes (BM25 and its query coverage, the next event's BM25, contextual and plain cosines, the time the query
+names, the text priors, the session, follow-ups); its weights are the model's parameters. This script gathers
+every question's candidates once (:func:`claude_memory.service.search.gather`, the same call the CLI makes), then
+fits the weights by coordinate ascent on the mean of turn recall@5 and @10, each benchmark counting as much as
+the other whatever its size (LoCoMo dev categories 1-4: 1,500 questions over a few conversations; LongMemEval
+dev: 97 questions, one haystack each), so that a weight cannot buy one set's recall with the other's.
+
+Cross-validation: conversations (projects) are dealt into ``--folds`` folds on each benchmark; weights fitted on
+the other folds are scored on each held-out fold, and the held-out figures are printed beside the shipped
+weights' on the same folds. The weights to ship are then fitted on everything. Prints JSON lines; the last one
+holds the fitted weights (``Weights`` field overrides) to copy into ``core/ranking.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict, fields, replace
+from pathlib import Path
+from typing import Any
+
+from claude_memory.core.filters import EventFilters
+from claude_memory.core.ranking import Weights
+from claude_memory.service.memory import Memory
+from claude_memory.service.search import Candidates, Retrieval, gather
+from ranking_lab import lme_questions, locomo_questions
+
+# Weights fitted here: the ones fuse reads (context shapes the cosines before fusion, so it is fixed per run).
+FITTED = (
+    "dense",
+    "coordination",
+    "next_keyword",
+    "date",
+    "session",
+    "follow",
+    "follow_question",
+    "substance",
+    "question",
+    "names_time",
+    "recency",
+)
+STEPS = (0.0, 0.5, 0.75, 1.25, 1.5, 2.0)  # multiples of the current value tried for each weight
+START = {"coordination": 0.25, "date": 0.1, "question": 0.05, "names_time": 0.1, "recency": 0.01}  # when at 0
+
+
+class Question:
+    __slots__ = ("candidates", "evidence", "project", "uuids")
+
+    def __init__(self, candidates: Candidates, evidence: set[str], project: str, uuids: list[str | None]) -> None:
+        self.candidates, self.evidence, self.project, self.uuids = candidates, evidence, project, uuids
+
+
+def collect(memory: Memory, questions: list[dict[str, Any]], mode: str, weights: Weights) -> list[Question]:
+    uuid_of = dict(memory.con.execute("SELECT id, source_uuid FROM events").fetchall())
+    out = []
+    for q in questions:
+        retrieval = Retrieval(memory.tokenizer, events=memory._events, postings=memory._postings, weights=weights)
+        if mode != "keyword" and memory.embedder.available:
+            retrieval.embedder, retrieval.index = memory.embedder, memory.vector_index()
+        found = gather(memory.con, retrieval, q["query"], EventFilters(project=q["project"]), 10, mode)
+        out.append(Question(found, q["evidence"], q["project"], [uuid_of.get(int(i)) for i in found.facts.ids]))
+    return out
+
+
+def recall(questions: list[Question], weights: Weights) -> tuple[float, float]:
+    r5 = r10 = 0.0
+    for q in questions:
+        order = q.candidates.fuse(weights).order[:10]
+        top = [q.uuids[int(row)] for row in order]
+        r5 += len(q.evidence & set(top[:5])) / len(q.evidence)
+        r10 += len(q.evidence & set(top)) / len(q.evidence)
+    n = max(len(questions), 1)
+    return 100 * r5 / n, 100 * r10 / n
+
+
+def objective(sets: list[list[Question]], weights: Weights) -> float:
+    return sum(sum(recall(qs, weights)) / 2 for qs in sets) / len(sets)
+
+
+def fit(sets: list[list[Question]], start: Weights, rounds: int, fixed: set[str]) -> Weights:
+    best, best_score = start, objective(sets, start)
+    for _ in range(rounds):
+        improved = False
+        for name in FITTED:
+            if name in fixed:
+                continue
+            current = getattr(best, name)
+            base = current or START.get(name, 0.1)
+            for step in STEPS:
+                value = round(base * step, 4)
+                if value == current or (name == "dense" and value > 1):
+                    continue
+                trial = replace(best, **{name: value})
+                score = objective(sets, trial)
+                if score > best_score + 0.05:  # a real gain, not noise from one question
+                    best, best_score, improved = trial, score, True
+                    current = value
+        if not improved:
+            break
+    return best
+
+
+# What switching one signal off means in weights (service.search and core.ranking say what each does).
+ABLATIONS = {
+    "coverage weighting": {"coordination": 0.0},
+    "next event's BM25": {"next_keyword": 0.0},
+    "substance (length prior)": {"substance": 0.0},
+    "short-question penalty": {"question": 0.0},
+    "time bonus (names a time, 'when')": {"names_time": 0.0},
+    "date window": {"date": 0.0},
+    "follow-ups": {"follow": 0.0, "follow_question": 0.0},
+    "session prior": {"session": 0.0},
+    "recency": {"recency": 0.0},
+    "semantic (keyword only)": {"dense": 0.0},
+}
+
+
+def ablate(data: dict[str, list[Question]], weights: Weights) -> None:
+    full = table(data, weights)
+    print(json.dumps({"ablation": "none (all signals)", **full}), flush=True)
+    for name, overrides in ABLATIONS.items():
+        cut = table(data, replace(weights, **overrides))
+        delta = {s: [round(c - f, 1) for c, f in zip(cut[s], full[s], strict=True)] for s in cut}
+        print(json.dumps({"ablation": name, **cut, "delta": delta}), flush=True)
+
+
+def folds(questions: list[Question], k: int) -> list[list[Question]]:
+    projects = sorted({q.project for q in questions})
+    which = {p: i % k for i, p in enumerate(projects)}
+    return [[q for q in questions if which[q.project] == i] for i in range(k)]
+
+
+def table(sets: dict[str, list[Question]], weights: Weights) -> dict[str, list[float]]:
+    return {name: [round(x, 1) for x in recall(qs, weights)] for name, qs in sets.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--locomo", type=Path, required=True)
+    parser.add_argument("--lme", type=Path, required=True)
+    parser.add_argument("--lme-qrels", type=Path, required=True)
+    parser.add_argument("--mode", default="hybrid")
+    parser.add_argument("--folds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3, help="0: no fitting, only the ablations of the start")
+    parser.add_argument("--bm25", help="k1,b instead of the store's (store.keyword.K1, B)")
+    parser.add_argument("--fix", action="append", default=[], help="NAME=VALUE: a weight held at VALUE")
+    args = parser.parse_args()
+    if args.bm25:
+        from claude_memory.store import postings
+
+        postings.K1, postings.B = (float(x) for x in args.bm25.split(","))  # type: ignore[misc]
+    shipped = Weights()
+    fixed = {}
+    for item in args.fix:
+        name, _, value = item.partition("=")
+        if name not in {f.name for f in fields(Weights)}:
+            raise SystemExit(f"Weights has no field {name!r}.")
+        fixed[name] = float(value)
+    start = replace(shipped, **fixed)
+    started = time.perf_counter()
+    data: dict[str, list[Question]] = {}
+    for name, path, questions in (
+        ("locomo", args.locomo, locomo_questions()),
+        ("lme", args.lme, lme_questions(args.lme_qrels)),
+    ):
+        memory = Memory(path, read_only=True)
+        data[name] = collect(memory, questions, args.mode, start)
+        memory.close()
+    print(json.dumps({"gathered_s": round(time.perf_counter() - started, 1)}), flush=True)
+    print(json.dumps({"weights": "shipped", **table(data, shipped)}), flush=True)
+    print(json.dumps({"weights": "start", **table(data, start)}), flush=True)
+
+    if args.rounds == 0:
+        ablate(data, start)
+        return
+    split = {name: folds(qs, args.folds) for name, qs in data.items()}
+    for i in range(args.folds):
+        train = [[q for j, fold in enumerate(parts) if j != i for q in fold] for parts in split.values()]
+        fitted = fit(train, start, args.rounds, set(fixed))
+        held = {name: parts[i] for name, parts in split.items()}
+        print(json.dumps({"fold": i, "held_out_shipped": table(held, shipped), "held_out_fitted": table(held, fitted)}))
+    final = fit(list(data.values()), start, args.rounds, set(fixed))
+    changed = {k: v for k, v in asdict(final).items() if v != getattr(shipped, k)}
+    print(json.dumps({"weights": "fitted", **table(data, final), "overrides": changed}), flush=True)
+    ablate(data, final)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
