@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_import.py --keep                  # bench/out/store-100000-seed1, once
     nice -n 19 .venv/bin/python bench/bench_hybrid.py --build-only # embeds a copy of it, once (1-2 h on 2 cores)
     .venv/bin/python bench/bench_hybrid.py [--queries 300]
+    .venv/bin/python bench/bench_hybrid.py --store bench/out/dev-eval/longmemeval-dev/store  # any embedded store
 
 The embedded store (bench/out/store-100000-seed1-embedded) is a copy of bench_import.py's keyword
 store with every event embedded by the product's own pipeline (``Memory.embed_pending``: queue ->
@@ -299,10 +300,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300, help="per query kind (words, phrases)")
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--build-only", action="store_true", help="build the embedded store, measure nothing")
+    parser.add_argument("--store", type=Path, help="measure this embedded data directory instead (e.g. dev_eval's)")
     args = parser.parse_args()
     if not os.environ.get(MODEL_PATH_ENV) and (DEFAULT_MODEL / "model.onnx").exists():
         os.environ[MODEL_PATH_ENV] = str(DEFAULT_MODEL)
-    data = build_embedded(args.events, args.seed)
+    data = args.store or build_embedded(args.events, args.seed)
     if args.build_only:
         return
     with Memory(data) as memory:

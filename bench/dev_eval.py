@@ -58,7 +58,7 @@ MODEL = SHARED / "models" / "all-MiniLM-L6-v2-onnx"
 MODES = ("keyword", "semantic", "hybrid")
 BUDGETS = (1000, 2000)
 METRICS = ("r@5", "r@10", "r@1000tok", "r@2000tok", "mrr", "s_any@5", "s_all@5")
-LIMIT = 50  # results per query: enough to spend 2,000 tokens
+LIMIT = 100  # results per query: LoCoMo turns are short, and at 50 many lists hold under 2,000 tokens
 
 
 @dataclass
@@ -301,18 +301,32 @@ class Service:
     def __init__(self, store: Path, env: dict[str, str]) -> None:
         self.env = {k: v for k, v in env.items() if k != "CLAUDE_CONFIG_DIR"}
         self.env |= {"CLAUDE_MEMORY_HOME": str(store), "CLAUDE_MEMORY_PYTHON": sys.executable}
+        self.store = store
         self.empty_home = tempfile.TemporaryDirectory(prefix="dev-eval-home-")
         (Path(self.empty_home.name) / "projects").mkdir()
-        serve = [sys.executable, "-m", "claude_memory", "serve", "--claude-home", self.empty_home.name]
-        self.proc = subprocess.Popen([*serve, "--no-watch", "--quiet"], env=self.env)
         self.session = 0
 
     def __enter__(self) -> Service:
         from claude_memory.client.connection import ServiceClient
 
-        self.client = ServiceClient(Path(self.env["CLAUDE_MEMORY_HOME"]), timeout=600)
-        if not self.client.ensure_running(wait=600):
-            raise SystemExit("The memory service did not start.")
+        # A service the CLI started (it watches ~/.claude, and its code or model may be another) must go first;
+        # ours watches nothing and has the model. The client only connects: it never starts one itself.
+        subprocess.run([str(CLI), "--data-dir", str(self.store), "stop"], capture_output=True, env=self.env)
+        serve = [sys.executable, "-m", "claude_memory", "serve", "--claude-home", self.empty_home.name]
+        self.proc = subprocess.Popen([*serve, "--no-watch", "--quiet"], env=self.env)
+        self.client = ServiceClient(self.store, timeout=600)
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                self.client.ping(timeout=5)
+                break
+            except Exception:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("The memory service did not start.") from None
+                time.sleep(0.2)
+        status = self.client.call("status")
+        if not status["embedding"]["available"]:
+            print(f"  note: the service has no model: {status['embedding']['reason']}", flush=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
