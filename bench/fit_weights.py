@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from claude_memory.core.filters import EventFilters
-from claude_memory.core.ranking import Weights
+from claude_memory.core.ranking import HYBRID, KEYWORD, Weights
 from claude_memory.service.memory import Memory
 from claude_memory.service.search import Candidates, Retrieval, gather
 from ranking_lab import lme_questions, locomo_questions
 
-# Weights fitted here: the ones fuse reads (context shapes the cosines before fusion, so it is fixed per run).
+# Weights fitted here: the ones fuse reads. BM25's k1 and b and the cosines' context shape the candidates before
+# fusion, so they are fixed per run (--fix k1=1.2 --fix b=0.75).
 FITTED = (
     "dense",
     "coordination",
@@ -62,7 +63,8 @@ def collect(memory: Memory, questions: list[dict[str, Any]], mode: str, weights:
     uuid_of = dict(memory.con.execute("SELECT id, source_uuid FROM events").fetchall())
     out = []
     for q in questions:
-        retrieval = Retrieval(memory.tokenizer, events=memory._events, postings=memory._postings, weights=weights)
+        retrieval = Retrieval(memory.tokenizer, events=memory._events, postings=memory._postings)
+        retrieval.weights = retrieval.keyword_weights = weights
         if mode != "keyword" and memory.embedder.available:
             retrieval.embedder, retrieval.index = memory.embedder, memory.vector_index()
         found = gather(memory.con, retrieval, q["query"], EventFilters(project=q["project"]), 10, mode)
@@ -155,15 +157,10 @@ def main() -> None:
     parser.add_argument("--mode", default="hybrid")
     parser.add_argument("--folds", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3, help="0: no fitting, only the ablations of the start")
-    parser.add_argument("--bm25", help="k1,b instead of the store's (store.keyword.K1, B)")
     parser.add_argument("--tolerance", type=float, default=0.2, help="points a set may lose (default 0.2)")
     parser.add_argument("--fix", action="append", default=[], help="NAME=VALUE: a weight held at VALUE")
     args = parser.parse_args()
-    if args.bm25:
-        from claude_memory.store import postings
-
-        postings.K1, postings.B = (float(x) for x in args.bm25.split(","))  # type: ignore[misc]
-    shipped = Weights()
+    shipped = KEYWORD if args.mode == "keyword" else HYBRID
     fixed = {}
     for item in args.fix:
         name, _, value = item.partition("=")

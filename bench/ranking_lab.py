@@ -1,12 +1,13 @@
 """In-process ranking experiments on the two dev benchmarks: the same search the CLI runs, with other weights.
 
-    .venv/bin/python bench/ranking_lab.py --locomo STORE --lme STORE [--mode keyword] [--set NAME=VALUE ...]
+    .venv/bin/python bench/ranking_lab.py --locomo STORE --lme STORE --lme-qrels QRELS [--mode keyword]
                                           [--variant NAME=JSON ...]
 
 STOREs are data directories into which ``claude-memory import`` brought LoCoMo dev's ``claude_home`` and the
 converted LongMemEval dev tree (``bench/dev_eval.py`` builds and keeps them). Each ``--variant`` is a set of
-:class:`~claude_memory.core.ranking.Weights` overrides (JSON object); the default variant is the shipped
-weights. Prints turn recall@5 / @10 and MRR per variant for LoCoMo cats 1-4 and LongMemEval, side by side.
+:class:`~claude_memory.core.ranking.Weights` overrides (JSON object, BM25's ``k1`` and ``b`` included) of the
+mode's shipped ranking (``ranking.KEYWORD`` in keyword mode, else ``ranking.HYBRID``), which is the first variant.
+Prints turn recall@5 / @10 and MRR per variant for LoCoMo cats 1-4 and LongMemEval, side by side.
 A quick loop for ablations: the figures to report come from ``bench/dev_eval.py`` (the real CLI).
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from claude_memory.core.filters import EventFilters
-from claude_memory.core.ranking import Weights
+from claude_memory.core.ranking import HYBRID, KEYWORD, Weights
 from claude_memory.service.memory import Memory
 from claude_memory.service.search import Retrieval, search
 
@@ -53,7 +54,8 @@ def run(memory: Memory, questions: list[dict[str, Any]], weights: Weights, mode:
     r5 = r10 = mrr = 0.0
     started = time.perf_counter()
     for q in questions:
-        retrieval = Retrieval(memory.tokenizer, events=memory._events, postings=memory._postings, weights=weights)
+        retrieval = Retrieval(memory.tokenizer, events=memory._events, postings=memory._postings)
+        retrieval.weights = retrieval.keyword_weights = weights
         if mode != "keyword" and memory.embedder.available:
             retrieval.embedder, retrieval.index = memory.embedder, memory.vector_index()
         hits, _ = search(memory.con, retrieval, q["query"], EventFilters(project=q["project"]), 10, mode)
@@ -78,20 +80,15 @@ def main() -> None:
     parser.add_argument("--lme-qrels", type=Path, required=True)
     parser.add_argument("--mode", default="keyword")
     parser.add_argument("--variant", action="append", default=[], help="NAME=JSON of Weights overrides")
-    parser.add_argument("--bm25", help="k1,b instead of the store's (store.keyword.K1, B)")
     args = parser.parse_args()
     variants: dict[str, dict[str, Any]] = {"shipped": {}}
     for item in args.variant:
         name, _, body = item.partition("=")
         variants[name] = json.loads(body)
     sets = {"locomo": (args.locomo, locomo_questions()), "lme": (args.lme, lme_questions(args.lme_qrels))}
-    if args.bm25:
-        from claude_memory.store import postings
-
-        postings.K1, postings.B = (float(x) for x in args.bm25.split(","))  # type: ignore[misc]
     memories = {name: Memory(path, read_only=True) for name, (path, _) in sets.items()}
     for name, overrides in variants.items():
-        weights = replace(Weights(), **overrides)
+        weights = replace(KEYWORD if args.mode == "keyword" else HYBRID, **overrides)
         row = {s: run(memories[s], qs, weights, args.mode) for s, (_, qs) in sets.items()}
         print(json.dumps({"variant": name, **row}), flush=True)
     for memory in memories.values():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from claude_memory.core.filters import EventFilters, ForgetSelector
-from claude_memory.core.ranking import NO_TIME, Facts, Scope, Weights, micros
+from claude_memory.core.ranking import KEYWORD, NO_TIME, Facts, Scope, micros
 from claude_memory.service.memory import Memory
 from claude_memory.store import db
 from claude_memory.store.eventmap import EventMap
@@ -167,5 +167,5 @@ def test_search_gives_the_time_bonus_only_to_a_question_asking_when(store: Path,
             parts = [(h.event.id, h.components or {}) for h in hits]
             bonus[query] = {i: c["time"] for i, c in parts if "time" in c}  # not follow-ups alone: they have none
         asked, other = bonus.values()
-        assert {i for i, t in asked.items() if t == Weights().names_time} == {i for i in asked if i in timed}
+        assert {i for i, t in asked.items() if t == KEYWORD.names_time} == {i for i in asked if i in timed}
         assert any(i in timed for i in asked) and set(other.values()) == {0.0}

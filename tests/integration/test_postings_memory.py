@@ -251,8 +251,10 @@ def test_memory_search_uses_the_index_and_ranks_as_with_sql(
         in_memory = run()
         assert len(calls) == len(qs) * len(cases) and sum(map(bool, in_memory)) >= 12
 
-        def sql(self: PostingsIndex, terms: list[str], filters: EventFilters, limit: int, _: EventMap) -> Hits:
-            return keyword.search(memory.con, terms, filters, limit)
+        def sql(
+            self: PostingsIndex, terms: list[str], filters: EventFilters, limit: int, _: EventMap, k1: float, b: float
+        ) -> Hits:
+            return keyword.search(memory.con, terms, filters, limit, k1=float(k1), b=float(b))
 
         monkeypatch.setattr(PostingsIndex, "search", sql)
         assert run() == in_memory

@@ -8,8 +8,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from claude_memory.core.disclosure import estimate_tokens
-from claude_memory.core.ranking import HIGH_COVERAGE, RELEVANT_COSINE
-from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.core.injection import (
     MAX_CHARS,
     Recall,
@@ -20,6 +18,8 @@ from claude_memory.core.injection import (
     session_context,
     session_summary,
 )
+from claude_memory.core.ranking import HIGH_COVERAGE, RELEVANT_COSINE
+from claude_memory.core.tokens import QueryTokenizer
 
 
 def recall(i: int, text: str = "the build uses uv, not pip", confidence: str = "high") -> Recall:
@@ -92,7 +92,8 @@ def test_acknowledgements_greetings_and_go_aheads_name_no_topic() -> None:
 def test_a_topic_is_recalled_only_when_a_memory_is_close_enough() -> None:
     words = QueryTokenizer().words("what did we decide about the retry policy?")
     assert relevant(words, RELEVANT_COSINE, 0.0) is None
-    assert relevant(words, RELEVANT_COSINE - 0.01, 1.0) == "Nothing in memory is close enough in meaning to this prompt."
+    far = "Nothing in memory is close enough in meaning to this prompt."
+    assert relevant(words, RELEVANT_COSINE - 0.01, 1.0) == far
 
 
 def test_without_semantics_two_topic_words_matched_by_one_memory_are_needed() -> None:

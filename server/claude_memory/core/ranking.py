@@ -92,6 +92,8 @@ class Facts:
 
 @dataclass(frozen=True, slots=True)
 class Weights:
+    k1: float = 0.9  # BM25 of the keyword candidates (store.keyword's defaults: Anserini's)
+    b: float = 0.4
     dense: float = 0.5
     context: float = 0.35  # the neighbours' share in a chunk's contextual vector (service.semantic.similarities)
     coordination: float = 0.5
@@ -107,6 +109,24 @@ class Weights:
     recency_half_life_days: float = 30.0
     same_session: float = 0.1
     same_project: float = 0.05
+
+
+# The two rankings search uses, fitted on LoCoMo dev and LongMemEval dev together (bench/fit_weights.py; the
+# figures are in docs/architecture.md). Keyword search alone, without cosines to tell a long answer that mentions
+# every query word from the short turn that holds the fact, needs BM25's usual length normalisation and leans less
+# on query coverage; hybrid ranking keeps the flatter BM25 that LoCoMo's short turns prefer.
+HYBRID = Weights()
+KEYWORD = Weights(
+    k1=1.2,
+    b=0.75,
+    coordination=0.1875,
+    next_keyword=0.3,
+    date=0.45,
+    follow=0.6,
+    substance=0.2,
+    question=0.05,
+    names_time=0.25,
+)
 
 
 @dataclass(frozen=True, slots=True)

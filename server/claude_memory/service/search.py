@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from claude_memory.core.filters import EventFilters
-from claude_memory.core.ranking import Facts, Floats, Fused, Scope, Weights, confidence, fuse
+from claude_memory.core.ranking import HYBRID, KEYWORD, Facts, Floats, Fused, Scope, Weights, confidence, fuse
 from claude_memory.core.timeexpr import TimeWindow, asks_when, find_window
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service.semantic import embed_query, semantic_candidates, similarities
@@ -82,7 +82,8 @@ class Retrieval:
     postings: PostingsIndex = field(default_factory=PostingsIndex)  # BM25 in memory, refreshed by search
     pool: ThreadPoolExecutor | None = None  # one thread for the query embedding (else one per search: ~1 ms)
     changes: int | None = None  # the store's write count in this process (store.writer.Changes), if it is the writer
-    weights: Weights = field(default_factory=Weights)
+    weights: Weights = HYBRID  # the ranking when semantic candidates are in
+    keyword_weights: Weights = KEYWORD  # the ranking of keyword search alone (keyword mode, or no model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +100,12 @@ class Candidates:
     window: TimeWindow | None
     asks_when: bool
     semantic_hits: int  # rows found by the k-NN search
+    weights: Weights  # the ranking's: the hybrid one, or the keyword one when no semantic part runs
     degraded: str | None = None  # why the semantic part did not run, in one sentence
     partial: str | None = None  # why stored vectors could not score every row
 
-    def fuse(self, weights: Weights) -> Fused:
+    def fuse(self, weights: Weights | None = None) -> Fused:
+        """Rank the candidates (with other ``weights`` than the ones they were gathered for, to fit them)."""
         return fuse(
             self.facts,
             self.keyword,
@@ -111,7 +114,7 @@ class Candidates:
             cosine=self.cosine,
             window=self.window,
             asks_when=self.asks_when,
-            weights=weights,
+            weights=weights or self.weights,
         )
 
 
@@ -131,13 +134,14 @@ def gather(
     semantic_ok = retrieval.embedder is not None and retrieval.index is not None and retrieval.unavailable is None
     if mode != "keyword" and not semantic_ok:
         degraded = retrieval.unavailable or "Semantic search is not available."
+    weights = retrieval.keyword_weights if mode == "keyword" or not semantic_ok else retrieval.weights
     want = max(limit, CANDIDATES)
     sem: dict[int, float] = {}
     vector: npt.NDArray[np.float32] | None = None
 
     def keyword_part() -> list[tuple[int, float, float]]:
         """BM25 hits the filters admit: (event id, score, query coverage)."""
-        return retrieval.postings.search(stems, filters, want, retrieval.events)
+        return retrieval.postings.search(stems, filters, want, retrieval.events, weights.k1, weights.b)
 
     # The in-memory views are brought level with the store first: that asks DuckDB, which is 3x slower while the
     # model runs beside it on a 2-core machine. Then the worker thread embeds the query (the model releases the
@@ -167,7 +171,7 @@ def gather(
     if vector is not None and retrieval.index is not None:
         # every row, keyword hits and neighbours too, by its exact and its contextual cosine
         try:
-            found = similarities(retrieval.index, retrieval.events, facts, vector, retrieval.weights.context)
+            found = similarities(retrieval.index, retrieval.events, facts, vector, weights.context)
         except Exception as exc:  # the vector copy failed now: the k-NN cosines still rank (mode unchanged)
             partial = f"Scoring by stored vectors failed ({type(exc).__name__}); the index's cosines were used."
         else:
@@ -183,6 +187,7 @@ def gather(
         find_window(query),
         asks_when(query),
         len(sem),
+        weights,
         degraded,
         partial,
     )
@@ -202,7 +207,7 @@ def search(
     started = time.perf_counter()
     found = gather(con, retrieval, query, filters, limit, mode, scope)
     stems, window, degraded, partial = found.stems, found.window, found.degraded, found.partial
-    fused = found.fuse(retrieval.weights)
+    fused = found.fuse()
     ranked = fused.top(limit)
     events = events_by_ids(con, [r.event_id for r in ranked])
     hits = [

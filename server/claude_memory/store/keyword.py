@@ -28,7 +28,7 @@ from claude_memory.core.filters import EventFilters
 from claude_memory.core.tokens import MAX_WORD, MIN_WORD, SPLIT_SQL, STOPWORDS
 from claude_memory.store.db import to_store_time, transaction
 
-K1: Final = 0.9  # Anserini's defaults; LoCoMo dev, keyword, cats 1-4: r@5 54.3 (1.2 / 0.75) -> 57.6 (0.9 / 0.4)
+K1: Final = 0.9  # Anserini's defaults (core.ranking's HYBRID; its KEYWORD ranking asks for 1.2 / 0.75)
 B: Final = 0.4
 MERGE_THRESHOLD_ROWS: Final = 300_000
 
@@ -151,6 +151,8 @@ def search(
     filters: EventFilters,
     limit: int,
     stats: tuple[int, float] | None = None,
+    k1: float = K1,
+    b: float = B,
 ) -> list[tuple[int, float, float]]:
     """Top ``limit`` (event id, BM25 score, coverage) triples for stemmed ``terms``, best first. Coverage is
     the share of the query's idf mass (over terms the store knows) that the event matches: 0 to 1, and
@@ -172,7 +174,7 @@ def search(
         df AS (SELECT term, ln((? - count(*) + 0.5) / (count(*) + 0.5) + 1) AS idf FROM p GROUP BY term),
         total AS (SELECT sum(idf) AS idf FROM df)
         SELECT p.event_id,
-               sum(df.idf * p.tf * ({K1} + 1) / (p.tf + {K1} * (1 - {B} + {B} * p.dl / ?))) AS score,
+               sum(df.idf * p.tf * ({k1} + 1) / (p.tf + {k1} * (1 - {b} + {b} * p.dl / ?))) AS score,
                sum(df.idf) / any_value(total.idf) AS coverage
         FROM p JOIN df USING (term) CROSS JOIN total {join_events}
         WHERE TRUE {where}

@@ -97,7 +97,7 @@ class PostingsIndex:
         self._dl: Int32s = np.empty(0, dtype=np.int32)  # document number -> indexed length (events.kw_len)
         self._total_length = 0
         self._state: tuple[int, int] | None = None  # (max seq, tombstones) of what is loaded
-        self._norm: Floats | None = None  # k1 * (1 - b + b * dl / avgdl) per document, for the loaded stats
+        self._norm: dict[tuple[float, float], Floats] = {}  # (k1, b) -> k1 * (1 - b + b * dl / avgdl) per document
         self._positions: Int64s | None = None  # document number -> event map position (-1: not in the map)
         self._layout: int | None = None  # the event map layout ``_positions`` belongs to
         self.loads = 0  # full loads so far (the first, then one per forget)
@@ -201,7 +201,7 @@ class PostingsIndex:
 
     def _finish(self, state: tuple[int, int]) -> None:
         self._state = state
-        self._norm = None
+        self._norm = {}
         self._positions = None
         self._layout = None
 
@@ -217,18 +217,24 @@ class PostingsIndex:
     # ------------------------------------------------------------------ search
 
     def search(
-        self, terms: list[str], filters: EventFilters, limit: int, events: EventMap
+        self,
+        terms: list[str],
+        filters: EventFilters,
+        limit: int,
+        events: EventMap,
+        k1: float = K1,
+        b: float = B,
     ) -> list[tuple[int, float, float]]:
         """Top ``limit`` (event id, BM25 score, coverage) triples for stemmed ``terms``, best first, exactly
-        as :func:`claude_memory.store.keyword.search` ranks them. ``events`` must be refreshed (it applies
-        the filters). Repeated terms count once."""
+        as :func:`claude_memory.store.keyword.search` ranks them (with its ``k1`` and ``b``; a ranking may
+        ask for others). ``events`` must be refreshed (it applies the filters). Repeated terms count once."""
         if self._state is None:
             raise RuntimeError("PostingsIndex.refresh() must run before search().")
         codes = [self._terms[t] for t in dict.fromkeys(terms) if t in self._terms]
         if not codes or limit <= 0:
             return []
         n = len(self._ids)
-        norm = self._norms()
+        norm = self._norms(k1, b)
         scores = np.zeros(n, dtype=np.float64)
         cover = np.zeros(n, dtype=np.float64)
         total = 0.0
@@ -240,7 +246,7 @@ class PostingsIndex:
                 if not len(docs):
                     continue
                 freq = tf.astype(np.float64)
-                scores[docs] += idf * freq * (K1 + 1) / (freq + norm[docs])
+                scores[docs] += idf * freq * (k1 + 1) / (freq + norm[docs])
                 cover[docs] += idf
         hits = np.flatnonzero(cover)  # idf > 0 for every term (df never exceeds the event count)
         if filters != EventFilters():
@@ -261,12 +267,12 @@ class PostingsIndex:
             for i, s, c in zip(ids[order].tolist(), found[order].tolist(), coverage.tolist(), strict=True)
         ]
 
-    def _norms(self) -> Floats:
-        if self._norm is None:
+    def _norms(self, k1: float, b: float) -> Floats:
+        if (k1, b) not in self._norm:
             n = len(self._ids)
             avgdl = max(self._total_length / n, 1.0) if n else 1.0  # keyword.corpus_stats
-            self._norm = K1 * (1 - B + B * self._dl.astype(np.float64) / avgdl)
-        return self._norm
+            self._norm[k1, b] = k1 * (1 - b + b * self._dl.astype(np.float64) / avgdl)
+        return self._norm[k1, b]
 
     def _event_positions(self, events: EventMap) -> Int64s:
         if self._positions is None or self._layout != events.layout:
@@ -293,7 +299,7 @@ class PostingsIndex:
     def nbytes(self) -> int:
         """Memory held: the arrays, plus the term dictionary and its strings (Python objects)."""
         arrays = self._main.nbytes + self._tail.nbytes + self._ids.nbytes + self._dl.nbytes
-        arrays += sum(a.nbytes for a in (self._norm, self._positions) if a is not None)
+        arrays += sum(a.nbytes for a in (*self._norm.values(), self._positions) if a is not None)
         strings = sum(49 + len(t) for t in self._terms)  # a compact str object, ASCII or close to it
         return int(arrays + strings + 40 * len(self._terms))  # ~40 bytes of dict slot and small int per entry
 
