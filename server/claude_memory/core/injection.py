@@ -16,10 +16,10 @@ from typing import Any, Final
 
 from claude_memory.core import events as ev
 from claude_memory.core.disclosure import clip, estimate_tokens
-from claude_memory.core.ranking import HIGH_COVERAGE, RELEVANT_COSINE
+from claude_memory.core.ranking import RELEVANT_COSINE, RELEVANT_COVERAGE, RELEVANT_KEYWORD
 
 MAX_CHARS: Final = 9_000  # under Claude Code's 10,000-character cap, with room for its own wrapping
-HIGH_EXCERPT: Final = 700  # characters of a high-confidence memory
+HIGH_EXCERPT: Final = 400  # characters of a high-confidence memory
 SUGGESTED_EXCERPT: Final = 240
 
 # Words that name no topic: acknowledgements, agreement and refusal, greetings, politeness, "continue" and its
@@ -46,11 +46,12 @@ def informative(words: Sequence[str]) -> list[str]:
     return [w for w in words if w not in DISCOURSE and not w.isdigit()]
 
 
-def relevant(words: Sequence[str], best_cosine: float | None, best_coverage: float) -> str | None:
+def relevant(words: Sequence[str], best_cosine: float | None, best_coverage: float, best_keyword: float) -> str | None:
     """Why a prompt gets no memories (one sentence), or None when its best hits are worth injecting. ``words`` are
     the prompt's words (:meth:`~claude_memory.core.tokens.QueryTokenizer.words`); ``best_cosine`` the best plain
-    cosine among its top hits, None when semantic search is off; ``best_coverage`` the best query coverage among them.
-    Without cosines, only a prompt of two topic words or more, most of them matched by one memory, gets any."""
+    cosine among its top hits, None when semantic search is off; ``best_coverage`` and ``best_keyword`` the best
+    query coverage and BM25 among them. Without cosines, a prompt needs two topic words and a strong keyword match
+    (:data:`~claude_memory.core.ranking.RELEVANT_KEYWORD`)."""
     topics = informative(words)
     if not topics:
         return "The prompt names no topic to recall (an acknowledgement, a greeting or a go-ahead)."
@@ -58,7 +59,7 @@ def relevant(words: Sequence[str], best_cosine: float | None, best_coverage: flo
         if best_cosine < RELEVANT_COSINE:
             return "Nothing in memory is close enough in meaning to this prompt."
         return None
-    if len(topics) < 2 or best_coverage < HIGH_COVERAGE:
+    if len(topics) < 2 or best_coverage < RELEVANT_COVERAGE or best_keyword < RELEVANT_KEYWORD:
         return "Nothing in memory matches enough of this prompt's words (semantic search is off)."
     return None
 
@@ -111,10 +112,7 @@ def prompt_context(recalls: Sequence[Recall], budget: int, max_chars: int = MAX_
     if not recalls:
         return "", []
     header = "Memories from earlier Claude Code sessions that match this prompt (claude-memory), best first:\n"
-    footer = (
-        "Each [mem:…] citation names a stored memory; the claude-memory MCP tools (search, timeline, "
-        "get_observations) show the events around it and its full text.\n"
-    )
+    footer = "The claude-memory MCP tools (timeline, get_observations) show a [mem:…] memory's full text and context.\n"
     lines = [_line(r) for r in recalls]
     text, _ = _fit(header, lines, footer, budget, max_chars)
     return text, [r.citation for r, line in zip(recalls, lines, strict=True) if line in text]

@@ -35,7 +35,7 @@ from claude_memory.store.db import from_store_time
 
 CANDIDATES: Final = 8
 INJECTED: Final = 5  # LoCoMo dev: 68 % of the evidence at ~1,300 characters a prompt (bench/dev_eval.py)
-PROMPT_CHARS: Final = 2_000
+PROMPT_CHARS: Final = 1_500
 SESSION_START_BUDGET: Final = 600  # tokens: a compact index, the prompt hook brings the details
 RECENT_PROMPTS: Final = 5
 
@@ -66,12 +66,13 @@ class Recaller:
             return {"additional_context": "", "citations": [], "reason": "Not a prompt the user typed."}
         words = self.memory.tokenizer.words(prompt)
         if not informative(words):
-            return {"additional_context": "", "citations": [], "reason": relevant(words, None, 0.0)}
+            return {"additional_context": "", "citations": [], "reason": relevant(words, None, 0.0, 0.0)}
         hits, meta = self.memory.search(prompt, EventFilters(project=project), CANDIDATES, "hybrid")
         parts = [h.components or {} for h in hits]
         semantic = meta["mode"] != "keyword"
         best_cosine = max((p.get("cosine", 0.0) for p in parts), default=0.0) if semantic else None
-        why = relevant(words, best_cosine, max((p.get("coverage", 0.0) for p in parts), default=0.0))
+        best = {k: max((p.get(k, 0.0) for p in parts), default=0.0) for k in ("coverage", "keyword")}
+        why = relevant(words, best_cosine, best["coverage"], best["keyword"])
         if why is not None:
             return {"additional_context": "", "citations": [], "reason": why, "meta": meta}
         recalls = [
