@@ -435,11 +435,16 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--sets", default="locomo,lme")
     parser.add_argument("--no-inject", action="store_true", help="skip the prompt hook and the irrelevant prompts")
+    parser.add_argument("--no-model", action="store_true", help="keyword only: no model for the CLI or the service")
     parser.add_argument("--json", type=Path, dest="json_out")
     args = parser.parse_args()
     env = dict(os.environ)
-    env.setdefault("CLAUDE_MEMORY_MODEL_PATH", str(MODEL))
-    modes = [m for m in args.modes.split(",") if m]
+    if args.no_model:
+        env.pop("CLAUDE_MEMORY_MODEL_PATH", None)
+        modes = ["keyword"]
+    else:
+        env.setdefault("CLAUDE_MEMORY_MODEL_PATH", str(MODEL))
+        modes = [m for m in args.modes.split(",") if m]
     irrelevant = read_jsonl(IRRELEVANT)
     report: dict[str, Any] = {"machine": machine(), "sets": {}}
     for bench in benches(args.work, args.sets.split(",")):
