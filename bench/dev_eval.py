@@ -47,7 +47,7 @@ from typing import Any
 import Stemmer
 
 from common import machine, percentile
-from plain_bm25 import Index
+from plain_bm25 import Index, read_turns
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("CLAUDE_MEMORY_SHARED", ROOT.parent / "shared"))
@@ -72,25 +72,6 @@ class Bench:
 
 
 # ------------------------------------------------------------------ data
-
-
-def read_turns(home: Path) -> dict[str, dict[str, Any]]:
-    """uuid -> text, session id and project (cwd) of every user and assistant line of the tree's transcripts."""
-    out: dict[str, dict[str, Any]] = {}
-    for path in sorted((home / "projects").rglob("*.jsonl")):
-        for raw in path.read_text(encoding="utf-8").split("\n"):
-            if not raw.strip():
-                continue
-            line = json.loads(raw)
-            if line.get("type") not in ("user", "assistant") or not line.get("uuid"):
-                continue
-            content = (line.get("message") or {}).get("content")
-            if isinstance(content, list):
-                content = "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
-            if isinstance(content, str) and content.strip():
-                session = str(line.get("sessionId") or path.stem)
-                out[str(line["uuid"])] = {"text": content, "session": session, "project": str(line.get("cwd"))}
-    return out
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

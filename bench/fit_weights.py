@@ -24,14 +24,13 @@ import json
 import sys
 import time
 from dataclasses import asdict, fields, replace
-from pathlib import Path
 from typing import Any
 
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.ranking import HYBRID, KEYWORD, Weights
 from claude_memory.service.memory import Memory
-from claude_memory.service.search import Candidates, Retrieval, gather
-from ranking_lab import lme_questions, locomo_questions
+from claude_memory.service.search import Candidates, gather
+from ranking_lab import lme_questions, locomo_questions, retrieval, store_args
 
 # Weights fitted here: the ones fuse reads. BM25's k1 and b and the cosines' context shape the candidates before
 # fusion, so they are fixed per run (--fix k1=1.2 --fix b=0.75).
@@ -63,11 +62,9 @@ def collect(memory: Memory, questions: list[dict[str, Any]], mode: str, weights:
     uuid_of = dict(memory.con.execute("SELECT id, source_uuid FROM events").fetchall())
     out = []
     for q in questions:
-        retrieval = Retrieval(memory.tokenizer, events=memory._events, postings=memory._postings)
-        retrieval.weights = retrieval.keyword_weights = weights
-        if mode != "keyword" and memory.embedder.available:
-            retrieval.embedder, retrieval.index = memory.embedder, memory.vector_index()
-        found = gather(memory.con, retrieval, q["query"], EventFilters(project=q["project"]), 10, mode)
+        found = gather(
+            memory.con, retrieval(memory, weights, mode), q["query"], EventFilters(project=q["project"]), 10, mode
+        )
         out.append(Question(found, q["evidence"], q["project"], [uuid_of.get(int(i)) for i in found.facts.ids]))
     return out
 
@@ -151,10 +148,7 @@ def table(sets: dict[str, list[Question]], weights: Weights) -> dict[str, list[f
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--locomo", type=Path, required=True)
-    parser.add_argument("--lme", type=Path, required=True)
-    parser.add_argument("--lme-qrels", type=Path, required=True)
-    parser.add_argument("--mode", default="hybrid")
+    store_args(parser, "hybrid")
     parser.add_argument("--folds", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3, help="0: no fitting, only the ablations of the start")
     parser.add_argument("--tolerance", type=float, default=0.2, help="points a set may lose (default 0.2)")

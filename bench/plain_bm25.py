@@ -34,9 +34,9 @@ K1, B = 1.5, 0.75
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def turns(home: Path) -> dict[str, list[tuple[str, str]]]:
-    """project → [(uuid, text)] for every user and assistant line of the tree's transcripts."""
-    found: dict[str, list[tuple[str, str]]] = defaultdict(list)
+def read_turns(home: Path) -> dict[str, dict[str, Any]]:
+    """uuid -> text, session id and project (cwd) of every user and assistant line of the tree's transcripts."""
+    out: dict[str, dict[str, Any]] = {}
     for path in sorted((home / "projects").rglob("*.jsonl")):
         for raw in path.read_text(encoding="utf-8").split("\n"):  # (splitlines would cut at U+2028)
             if not raw.strip():
@@ -48,7 +48,16 @@ def turns(home: Path) -> dict[str, list[tuple[str, str]]]:
             if isinstance(content, list):
                 content = "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
             if isinstance(content, str) and content.strip():
-                found[str(line.get("cwd"))].append((str(line["uuid"]), content))
+                session = str(line.get("sessionId") or path.stem)
+                out[str(line["uuid"])] = {"text": content, "session": session, "project": str(line.get("cwd"))}
+    return out
+
+
+def turns(home: Path) -> dict[str, list[tuple[str, str]]]:
+    """project → [(uuid, text)] for every user and assistant line of the tree's transcripts."""
+    found: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for uuid, turn in read_turns(home).items():
+        found[turn["project"]].append((uuid, turn["text"]))
     return found
 
 

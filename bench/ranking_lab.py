@@ -28,6 +28,24 @@ from claude_memory.service.search import Retrieval, search
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "bench"
+DEV_EVAL = ROOT / "bench" / "out" / "dev-eval"  # where bench/dev_eval.py keeps its stores
+
+
+def store_args(parser: argparse.ArgumentParser, mode: str) -> None:
+    """The options of both ranking scripts: the two dev stores (default: dev_eval.py's) and the search mode."""
+    parser.add_argument("--locomo", type=Path, default=DEV_EVAL / "locomo-dev" / "store")
+    parser.add_argument("--lme", type=Path, default=DEV_EVAL / "longmemeval-dev" / "store")
+    parser.add_argument("--lme-qrels", type=Path, default=DEV_EVAL / "lme" / "tree" / "qrels.jsonl")
+    parser.add_argument("--mode", default=mode)
+
+
+def retrieval(memory: Memory, weights: Weights, mode: str) -> Retrieval:
+    """What ``Memory.search`` builds, with ``weights`` as the mode's ranking."""
+    found = Retrieval(memory.tokenizer, events=memory._events, postings=memory._postings)
+    found.weights = found.keyword_weights = weights
+    if mode != "keyword" and memory.embedder.available:
+        found.embedder, found.index = memory.embedder, memory.vector_index()
+    return found
 
 
 def locomo_questions() -> list[dict[str, Any]]:
@@ -54,11 +72,8 @@ def run(memory: Memory, questions: list[dict[str, Any]], weights: Weights, mode:
     r5 = r10 = mrr = 0.0
     started = time.perf_counter()
     for q in questions:
-        retrieval = Retrieval(memory.tokenizer, events=memory._events, postings=memory._postings)
-        retrieval.weights = retrieval.keyword_weights = weights
-        if mode != "keyword" and memory.embedder.available:
-            retrieval.embedder, retrieval.index = memory.embedder, memory.vector_index()
-        hits, _ = search(memory.con, retrieval, q["query"], EventFilters(project=q["project"]), 10, mode)
+        found = retrieval(memory, weights, mode)
+        hits, _ = search(memory.con, found, q["query"], EventFilters(project=q["project"]), 10, mode)
         uuids = [uuid_of.get(h.event.id) for h in hits]
         ev = q["evidence"]
         r5 += len(ev & set(uuids[:5])) / len(ev)
@@ -75,10 +90,7 @@ def run(memory: Memory, questions: list[dict[str, Any]], weights: Weights, mode:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--locomo", type=Path, required=True)
-    parser.add_argument("--lme", type=Path, required=True)
-    parser.add_argument("--lme-qrels", type=Path, required=True)
-    parser.add_argument("--mode", default="keyword")
+    store_args(parser, "keyword")
     parser.add_argument("--variant", action="append", default=[], help="NAME=JSON of Weights overrides")
     args = parser.parse_args()
     variants: dict[str, dict[str, Any]] = {"shipped": {}}
