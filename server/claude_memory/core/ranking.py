@@ -1,8 +1,10 @@
 """Hybrid ranking: keyword (BM25) and semantic (cosine) candidates fused into one score, with the
 conversation around each event, the time the query names, recency and scope as signals.
 
-Every weight below was chosen on the LoCoMo dev split (bench/locomo_eval.py, docs/architecture.md has
-the table) and kept only when it also makes sense for a coding session:
+The weights were first chosen on the LoCoMo dev split, then measured and refitted on LoCoMo dev and LongMemEval
+dev together (bench/dev_eval.py, bench/fit_weights.py; docs/architecture.md has the tables): :data:`HYBRID` ranks
+when semantic candidates are in, :data:`KEYWORD` ranks keyword search alone. Every signal is kept only where it
+does not lose on either set and makes sense for a coding session:
 
 1. ``keyword`` is the event's BM25 times its query coverage (the share of the query's idf mass it
    matches) to the power :attr:`Weights.coordination`, plus :attr:`Weights.next_keyword` times the same
@@ -322,13 +324,6 @@ def fuse(
     return Fused(facts, order, final, parts, scored, followed)
 
 
-# Calibrated on LoCoMo dev (997 questions, top 10 hybrid results each; base rate: 10% of results are an
-# evidence turn, 24% an evidence turn or its neighbour). Query coverage >= 0.8 (the top ~5% of results):
-# 39% evidence, 51% with neighbours. Coverage >= 0.45 (top ~30%): 21% / 32%. The plain cosine (not the
-# contextual one that is fused) predicts little there (>= 0.62, the top ~7%: 22% / 39%), so it can make a hit
-# "suggested", never "high". Measured again with the text priors (substance, question, time); before them,
-# the same thresholds gave 39/50, 21/32 and 20/35, before contextual cosines 40/51, 22/33 and 17/30, and
-# before the coverage factor 41/53, 20/31 and 17/33.
 # Whether a prompt is worth answering from memory at all (core.injection.relevant): the best plain cosine among its
 # top hits (all-MiniLM-L6-v2). LoCoMo dev's questions: 95% have a top-8 hit at >= 0.45 (median 0.60); the 205
 # prompts of bench/data/irrelevant_prompts.jsonl (acknowledgements, commands, off-topic questions): 1% on a LoCoMo
@@ -340,6 +335,14 @@ RELEVANT_COSINE = 0.45
 # this replaced passed 34 % and 21 % of the questions, and 3-9 % of the irrelevant prompts).
 RELEVANT_COVERAGE = 0.3
 RELEVANT_KEYWORD = 10.0
+
+# Calibrated on LoCoMo dev (997 questions, top 10 hybrid results each; base rate: 10% of results are an
+# evidence turn, 24% an evidence turn or its neighbour). Query coverage >= 0.8 (the top ~5% of results):
+# 39% evidence, 51% with neighbours. Coverage >= 0.45 (top ~30%): 21% / 32%. The plain cosine (not the
+# contextual one that is fused) predicts little there (>= 0.62, the top ~7%: 22% / 39%), so it can make a hit
+# "suggested", never "high". Measured again with the text priors (substance, question, time); before them,
+# the same thresholds gave 39/50, 21/32 and 20/35, before contextual cosines 40/51, 22/33 and 17/30, and
+# before the coverage factor 41/53, 20/31 and 17/33.
 HIGH_COVERAGE = 0.8
 SUGGESTED_COVERAGE = 0.45
 SUGGESTED_COSINE = 0.62
