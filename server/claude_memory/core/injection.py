@@ -49,9 +49,9 @@ def informative(words: Sequence[str]) -> list[str]:
 def relevant(words: Sequence[str], best_cosine: float | None, best_coverage: float, best_keyword: float) -> str | None:
     """Why a prompt gets no memories (one sentence), or None when its best hits are worth injecting. ``words`` are
     the prompt's words (:meth:`~claude_memory.core.tokens.QueryTokenizer.words`); ``best_cosine`` the best plain
-    cosine among its top hits, None when semantic search is off; ``best_coverage`` and ``best_keyword`` the best
-    query coverage and BM25 among them. Without cosines, a prompt needs two topic words and a strong keyword match
-    (:data:`~claude_memory.core.ranking.RELEVANT_KEYWORD`)."""
+    cosine among its top hits, None when semantic search is off; ``best_coverage`` the best query coverage among
+    them and ``best_keyword`` their best BM25 in units of the store's rarest idf (a word in one event). Without
+    cosines, a prompt needs two topic words and a strong keyword match (:data:`.ranking.RELEVANT_KEYWORD`)."""
     topics = informative(words)
     if not topics:
         return "The prompt names no topic to recall (an acknowledgement, a greeting or a go-ahead)."

@@ -329,12 +329,13 @@ def fuse(
 # prompts of bench/data/irrelevant_prompts.jsonl (acknowledgements, commands, off-topic questions): 1% on a LoCoMo
 # store, 4% on ../shared's coding fixtures (0.40: 4% and 6%, 0.50: 1% and 2% but only 87% of the questions).
 RELEVANT_COSINE = 0.45
-# Without a model: two topic words, a top-8 hit covering 30 % of the query's idf mass and one with a BM25 of 10 or
-# more (KEYWORD's k1 and b: about two rare words matched). Passes 72 % of LoCoMo dev's questions and 96 % of
-# LongMemEval dev's, and 0.5-1.5 % of the irrelevant prompts on those stores and the fixtures (the coverage of 0.8
-# this replaced passed 34 % and 21 % of the questions, and 3-9 % of the irrelevant prompts).
+# Without a model: two topic words, a top-8 hit covering 30 % of the query's idf mass and one whose BM25 (KEYWORD's
+# k1 and b) is at least 1.3 times the idf of a word found in one event only (a store's scale: ~1.5 at 5 events, 7.9
+# at LoCoMo dev's 2,760, 10.8 at LongMemEval dev's 48,881). Passes 75 % of LoCoMo dev's questions and 87 % of
+# LongMemEval dev's, and 0.5-2 % of the irrelevant prompts on those stores and the fixtures (1.2: 80 % and 90 %, but
+# 4 % on the fixtures; a coverage of 0.8 alone passed 34 % and 21 % of the questions, and 3-9 % of the prompts).
 RELEVANT_COVERAGE = 0.3
-RELEVANT_KEYWORD = 10.0
+RELEVANT_KEYWORD = 1.3
 
 # Calibrated on LoCoMo dev (997 questions, top 10 hybrid results each; base rate: 10% of results are an
 # evidence turn, 24% an evidence turn or its neighbour). Query coverage >= 0.8 (the top ~5% of results):

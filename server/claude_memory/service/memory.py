@@ -41,7 +41,7 @@ from claude_memory.store import db, files, forget, health, ledger, queries
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.ledger import ForgetLedger
-from claude_memory.store.postings import PostingsIndex
+from claude_memory.store.postings import PostingsIndex, idf
 from claude_memory.store.queries import StoredEvent
 from claude_memory.store.vector_index import VectorIndex
 from claude_memory.store.writer import Changes, EventWriter
@@ -149,6 +149,11 @@ class Memory:
             else:
                 retrieval.unavailable = self.embedder.reason
         return search(self.con, retrieval, query, filters, limit, mode)
+
+    def rarest_idf(self) -> float:
+        """The idf of a word found in one event only, in the postings the last search used (0 before any):
+        what an absolute BM25 score is measured against (core.injection.relevant)."""
+        return idf(self._postings.documents, 1)
 
     # ------------------------------------------------------------------ embeddings
 

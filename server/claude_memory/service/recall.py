@@ -72,7 +72,7 @@ class Recaller:
         semantic = meta["mode"] != "keyword"
         best_cosine = max((p.get("cosine", 0.0) for p in parts), default=0.0) if semantic else None
         best = {k: max((p.get(k, 0.0) for p in parts), default=0.0) for k in ("coverage", "keyword")}
-        why = relevant(words, best_cosine, best["coverage"], best["keyword"])
+        why = relevant(words, best_cosine, best["coverage"], best["keyword"] / (self.memory.rarest_idf() or 1.0))
         if why is not None:
             return {"additional_context": "", "citations": [], "reason": why, "meta": meta}
         recalls = [

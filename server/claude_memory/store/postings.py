@@ -86,6 +86,11 @@ def _compact_tf(tf: npt.NDArray[np.integer]) -> npt.NDArray[np.integer]:
     return tf.astype(np.uint16)
 
 
+def idf(documents: int, frequency: int) -> float:
+    """BM25's idf of a term found in ``frequency`` of ``documents`` events (the SQL reference's formula)."""
+    return math.log((documents - frequency + 0.5) / (frequency + 0.5) + 1) if documents else 0.0
+
+
 class PostingsIndex:
     """The keyword postings in memory. Not thread-safe, like the connection it reads from."""
 
@@ -240,14 +245,14 @@ class PostingsIndex:
         total = 0.0
         for code in codes:
             df = self._main.count(code) + self._tail.count(code)
-            idf = math.log((n - df + 0.5) / (df + 0.5) + 1)
-            total += idf
+            weight = idf(n, df)
+            total += weight
             for docs, tf in (self._main.of(code), self._tail.of(code)):
                 if not len(docs):
                     continue
                 freq = tf.astype(np.float64)
-                scores[docs] += idf * freq * (k1 + 1) / (freq + norm[docs])
-                cover[docs] += idf
+                scores[docs] += weight * freq * (k1 + 1) / (freq + norm[docs])
+                cover[docs] += weight
         hits = np.flatnonzero(cover)  # idf > 0 for every term (df never exceeds the event count)
         if filters != EventFilters():
             positions = self._event_positions(events)[hits]
