@@ -50,3 +50,19 @@ def test_prompts_no_memory_answers_get_nothing_and_questions_still_get_their_mem
     assert context(recaller, "ok do it", fx.SHOP)["reason"] == (
         "The prompt names no topic to recall (an acknowledgement, a greeting or a go-ahead)."
     )
+
+
+def test_without_a_model_the_same_prompts_get_nothing_and_the_question_its_memories(tmp_path: Path) -> None:
+    with Memory(tmp_path / "data") as memory:
+        memory.plan_import(fx.CLAUDE_HOME, None, settle_seconds=0).run()
+        assert not memory.embedder.available
+        recaller = Recaller(memory)
+        prompts = [json.loads(line) for line in IRRELEVANT.read_text(encoding="utf-8").splitlines() if line.strip()]
+        loud = [
+            row["prompt"]
+            for i, row in enumerate(prompts)
+            if context(recaller, row["prompt"], fx.PROJECTS[i % len(fx.PROJECTS)])["additional_context"]
+        ]
+        assert len(loud) <= 0.05 * len(prompts), loud
+        answer = context(recaller, "When did we add apply_discount to the cart?", fx.SHOP)
+        assert "apply_discount" in str(answer["additional_context"]), answer.get("reason")
