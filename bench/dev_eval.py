@@ -16,7 +16,8 @@ about an hour on 2 cores, once). Steps, per benchmark:
    baseline of ``bench/plain_bm25.py`` and of LongMemEval's README) over the same turns, each question's project
    only;
 4. scored: turn recall@5 / @10, recall within 1,000 / 2,000 tokens (results in rank order while the running sum of
-   their transcript text, characters / 4, stays within the budget), MRR, and for LongMemEval session any@5 / all@5;
+   their transcript text, characters / 4, stays within the budget), MRR, NDCG@10 (`locomo_eval.score`), and for
+   LongMemEval session any@5 / all@5;
    the headline (LoCoMo categories 1-4, LongMemEval all) and per category;
 5. unless ``--no-inject``: a memory service on the store and the plugin's real hook command
    (``hooks/claude-memory-hook UserPromptSubmit``, one process per prompt, as Claude Code runs it) for every
@@ -47,6 +48,8 @@ from typing import Any
 import Stemmer
 
 from common import machine, percentile
+from locomo_eval import Transcripts
+from locomo_eval import score as turn_scores
 from plain_bm25 import Index, read_turns
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,8 +59,7 @@ HOOK = ROOT / "hooks" / "claude-memory-hook"
 IRRELEVANT = ROOT / "bench" / "data" / "irrelevant_prompts.jsonl"
 MODEL = SHARED / "models" / "all-MiniLM-L6-v2-onnx"
 MODES = ("keyword", "semantic", "hybrid")
-BUDGETS = (1000, 2000)
-METRICS = ("r@5", "r@10", "r@1000tok", "r@2000tok", "mrr", "s_any@5", "s_all@5")
+METRICS = ("r@5", "r@10", "r@1000tok", "r@2000tok", "mrr", "ndcg@10", "s_any@5", "s_all@5")
 LIMIT = 100  # results per query: LoCoMo turns are short, and at 50 many lists hold under 2,000 tokens
 
 
@@ -140,32 +142,6 @@ def import_store(store: Path, home: Path, env: dict[str, str]) -> dict[str, Any]
     return dict(report)
 
 
-class Lines:
-    """Transcript lines' uuids, read once per file, to map a result to every line it cites."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, list[str | None]] = {}
-
-    def uuids(self, result: dict[str, Any]) -> set[str]:
-        source = result.get("source") or {}
-        found = {source["uuid"]} if source.get("uuid") else set()
-        path, start, end = source.get("path"), source.get("line_start"), source.get("line_end")
-        if path and isinstance(start, int):
-            if path not in self.files:
-                with open(path, encoding="utf-8") as fh:
-                    self.files[path] = [_uuid(raw) for raw in fh]
-            found.update(u for u in self.files[path][start - 1 : end or start] if u)
-        return found
-
-
-def _uuid(raw: str) -> str | None:
-    try:
-        value = json.loads(raw).get("uuid")
-    except ValueError:
-        return None
-    return value if isinstance(value, str) else None
-
-
 @dataclass
 class Hit:
     uuids: set[str]
@@ -184,15 +160,11 @@ def search_all(bench: Bench, store: Path, mode: str, env: dict[str, str]) -> tup
     finally:
         batch.unlink(missing_ok=True)
     wall = time.perf_counter() - started
-    lines = Lines()
+    transcripts = Transcripts()
     ranked, took, modes = [], [], Counter()
     for row in (json.loads(line) for line in out.splitlines() if line.strip()):
-        hits = []
-        for result in row.get("results", []):
-            uuids = lines.uuids(result)
-            chars = sum(len(bench.turns[u]["text"]) for u in uuids if u in bench.turns)
-            hits.append(Hit(uuids, chars or len(result.get("text") or ""), result.get("session_id")))
-        ranked.append(hits)
+        cited = ((transcripts.cited(result), result.get("session_id")) for result in row.get("results", []))
+        ranked.append([Hit(uuids, chars, session) for (uuids, chars), session in cited])
         meta = row.get("meta") or {}
         if "took_ms" in meta:
             took.append(meta["took_ms"])
@@ -222,20 +194,9 @@ def plain_bm25(bench: Bench) -> list[list[Hit]]:
 
 
 def score(q: dict[str, Any], hits: list[Hit]) -> dict[str, float]:
+    """LoCoMo's turn metrics (``locomo_eval.score``) where the question has evidence turns, and the session ones."""
     evidence = set(q.get("evidence_uuids") or ())
-    out: dict[str, float] = {}
-    if evidence:
-        for k in (5, 10):
-            out[f"r@{k}"] = len(set().union(*(h.uuids for h in hits[:k])) & evidence) / len(evidence)
-        for budget in BUDGETS:
-            spent, seen = 0.0, set()
-            for h in hits:
-                spent += h.chars / 4
-                if spent > budget:
-                    break
-                seen |= h.uuids
-            out[f"r@{budget}tok"] = len(seen & evidence) / len(evidence)
-        out["mrr"] = next((1 / rank for rank, h in enumerate(hits, 1) if h.uuids & evidence), 0.0)
+    out = turn_scores(evidence, [(h.uuids, h.chars) for h in hits]) if evidence else {}
     sessions = set(q.get("evidence_session_uuids") or ())
     if sessions:
         top = {h.session for h in hits[:5]}
