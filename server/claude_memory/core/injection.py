@@ -41,6 +41,9 @@ DISCOURSE: Final = frozenset(
 )  # fmt: skip
 
 
+NO_TOPIC: Final = "The prompt names no topic to recall (an acknowledgement, a greeting or a go-ahead)."
+
+
 def informative(words: Sequence[str]) -> list[str]:
     """The words of a prompt (lower-cased, stopwords already out) that may name a topic."""
     return [w for w in words if w not in DISCOURSE and not w.isdigit()]
@@ -54,7 +57,7 @@ def relevant(words: Sequence[str], best_cosine: float | None, best_coverage: flo
     cosines, a prompt needs two topic words and a strong keyword match (:data:`.ranking.RELEVANT_KEYWORD`)."""
     topics = informative(words)
     if not topics:
-        return "The prompt names no topic to recall (an acknowledgement, a greeting or a go-ahead)."
+        return NO_TOPIC
     if best_cosine is not None:
         if best_cosine < RELEVANT_COSINE:
             return "Nothing in memory is close enough in meaning to this prompt."

@@ -19,6 +19,7 @@ from claude_memory.core.citations import render
 from claude_memory.core.disclosure import DEFAULT_BUDGET, SUGGESTED
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.injection import (
+    NO_TOPIC,
     Recall,
     informative,
     prompt_context,
@@ -66,7 +67,7 @@ class Recaller:
             return {"additional_context": "", "citations": [], "reason": "Not a prompt the user typed."}
         words = self.memory.tokenizer.words(prompt)
         if not informative(words):
-            return {"additional_context": "", "citations": [], "reason": relevant(words, None, 0.0, 0.0)}
+            return {"additional_context": "", "citations": [], "reason": NO_TOPIC}  # not worth a search
         hits, meta = self.memory.search(prompt, EventFilters(project=project), CANDIDATES, "hybrid")
         parts = [h.components or {} for h in hits]
         semantic = meta["mode"] != "keyword"
