@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from claude_memory.core.filters import EventFilters, ForgetSelector
+from claude_memory.service import semantic
 from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.memory import Memory
-from claude_memory.service.semantic import similarities
+from claude_memory.service.semantic import semantic_candidates, similarities
 from claude_memory.store.embedding_queue import MAX_ATTEMPTS
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, VectorIndex
@@ -307,3 +308,37 @@ def test_when_scoring_by_stored_vectors_fails_the_index_cosines_still_rank(
     assert hits and meta["mode"] == "hybrid"
     assert meta["degraded"] == "Scoring by stored vectors failed (OSError); the index's cosines were used."
     assert any(h.components is not None and h.components["semantic"] > 0 for h in hits)  # k-NN cosines
+
+
+def test_a_filter_that_admits_few_chunks_is_searched_exhaustively_and_a_wide_one_asks_the_index_for_more(
+    embedded: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each project's semantic candidates are its own events' best chunks by exact cosine, whether every admitted
+    chunk is scored (few admitted) or the index is asked for enough chunks to cover the share the filter admits.
+    The old k-NN search took a fixed number of chunks from the whole store, so a small project got back only
+    those of its own that happened to be among them."""
+    data = _copy(embedded, tmp_path)
+    with Memory(data) as memory:
+        events = EventMap()
+        events.refresh(memory.con)
+        index = memory.vector_index()
+        query = memory.embedder.embed(["format the code before committing"])[0]
+        rows = memory.con.execute("SELECT c.label, e.id, e.project FROM chunks c JOIN events e ON e.id = c.event_id")
+        owners = {int(label): (int(event), project) for label, event, project in rows.fetchall()}
+        labels = np.asarray(sorted(owners), dtype=np.int64)
+        vectors = _index_vectors(data, labels.tolist()).astype(np.float64)
+        exact = dict(zip(labels.tolist(), vectors @ query, strict=True))
+        for project in own_fixtures.PROJECTS:
+            best: dict[int, float] = {}
+            for label, (event, owner) in owners.items():
+                if owner == project:
+                    best[event] = max(best.get(event, -1.0), exact[label])
+            expected = sorted(best.values(), reverse=True)[:5]  # the vector copy's cosines are within 2e-3
+            filters = EventFilters(project=project)
+            exhaustive = semantic_candidates(index, events, query, filters, 5)
+            assert all(abs(s - best[e]) < 3e-3 for e, s in exhaustive), project
+            assert np.allclose(sorted((best[e] for e, _ in exhaustive), reverse=True), expected, atol=3e-3), project
+            with monkeypatch.context() as patch:
+                patch.setattr(semantic, "EXACT_CHUNKS", 0)  # as if the project were too large to score every chunk
+                found = semantic_candidates(index, events, query, filters, 5)
+            assert np.allclose([best[e] for e, _ in found], expected, atol=1e-5), project

@@ -124,6 +124,11 @@ class EventMap:
             keep &= (events.ts[positions] < _micros(filters.until)) & (events.ts[positions] != NO_TIME)
         return keep
 
+    def admitted_chunks(self, filters: EventFilters) -> tuple[Int64s, Int64s]:
+        """(labels, event positions) of every embedded chunk of the events the filters admit, in event order."""
+        keep = self.admitted(self._chunk_pos, filters)
+        return self._chunk_order[keep], self._chunk_pos[keep]
+
     def events_of_labels(self, labels: Int64s) -> Int64s:
         """Event positions of vector labels; -1 for labels the map does not know."""
         if not len(self._labels):

@@ -175,6 +175,12 @@ class VectorIndex:
         out[held] = decode_rows(copy[labels[held]])
         return out
 
+    def cosines(self, labels: Labels, vector: npt.NDArray[np.float32]) -> Scores:
+        """The cosine of ``vector`` (unit length) with each label's stored vector, read from the copy (within 2e-3
+        of exact); 0 for a label the copy does not hold."""
+        scores: Scores = np.einsum("ij,j->i", self.vectors(labels), vector).astype(np.float64)  # not BLAS (semantic.py)
+        return scores
+
     # ------------------------------------------------------------------ internals
 
     def _read_meta(self) -> dict[str, Any] | None:
