@@ -29,7 +29,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(autouse=True)
 def _no_model_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tests run keyword-only unless they ask for the real model (the ``model_dir`` fixture)."""
+    """Tests run keyword-only unless they ask for the real model (the ``model_dir`` fixture), and offline: no
+    process they start downloads a model (pytest_configure sets CLAUDE_MEMORY_OFFLINE for the whole run, module
+    fixtures included), unless the test serves one (tests/support/fake_model_hub.py) and lifts it."""
     monkeypatch.delenv("CLAUDE_MEMORY_MODEL_PATH", raising=False)
 
 
@@ -55,6 +57,9 @@ def transcripts() -> Path:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Nothing the suite starts reaches for a model hub: the hub's own variable survives the tests that pass on
+    # only what does not start with CLAUDE; the tests of downloads lift both for their fake hub.
+    os.environ["CLAUDE_MEMORY_OFFLINE"] = os.environ["HF_HUB_OFFLINE"] = "1"
     config.addinivalue_line(
         "markers",
         "covered_by(test): the test on the project's own fixtures that runs the same code path as this test on "

@@ -1,6 +1,7 @@
 // Pure rendering: no `vscode` import, so every function here is unit-tested directly.
 import type {
-  DetailsItem, FileHistoryResult, JsonObject, SearchHit, SearchResult, SessionInfo, StatusResult, TimelineEvent, TimelineResult,
+  DetailsItem, FileHistoryResult, JsonObject, ModelDownload, SearchHit, SearchResult, SessionInfo, StatusResult, TimelineEvent,
+  TimelineResult,
 } from "./types";
 
 const REF = /^\[?(?:mem:)?([0-9A-Za-z]{6})\]?$/;
@@ -180,17 +181,27 @@ export function statusText(s: StatusResult | undefined, error?: string): StatusV
   const pending = emb?.pending ?? 0;
   let text = "$(database) Memory";
   if (typeof events === "number") text += `: ${events}`;
-  if (emb && emb.available === false) text += " $(warning) keyword only";
+  const download = emb?.download ?? undefined;
+  const downloading = emb?.available === false && download?.state === "downloading";
+  if (downloading) text += ` $(cloud-download) model ${downloadShare(download)}`;
+  else if (emb && emb.available === false) text += " $(warning) keyword only";
   else if (pending > 0) text += ` $(sync~spin) ${pending} to embed`;
   const lines = [
     `Claude Memory service running${s.service?.pid ? ` (pid ${s.service.pid})` : ""}${s.service?.version ? `, version ${s.service.version}` : ""}`,
     s.service?.data_dir ? `Data: ${s.service.data_dir}` : "",
     typeof events === "number" ? `Events: ${events}` : "",
     emb ? `Embeddings: ${emb.available === false ? `unavailable — ${emb.reason ?? "no model"}` : `${emb.vectors ?? 0} vectors, ${pending} pending`}` : "",
+    downloading ? `Downloading the embedding model: ${downloadShare(download)}; keyword search meanwhile` : "",
+    emb?.available === false && download?.state === "failed" ? `Model download failed: ${download.error ?? "unknown"}` : "",
     scopeLine(s),
     ...(s.warnings ?? []).map(w => `Warning: ${w}`),
   ].filter(Boolean);
   return { text, tooltip: lines.join("\n"), ok: true };
+}
+
+function downloadShare(d: ModelDownload | undefined): string {
+  const done = d?.bytes ?? 0, total = d?.total ?? 0;
+  return total > 0 ? `${Math.min(99, Math.floor((100 * done) / total))}%` : `${Math.round(done / 1e6)} MB`;
 }
 
 function scopeLine(s: StatusResult): string {

@@ -108,6 +108,15 @@ export interface SessionInfo {
 
 export interface ForgetResult { matching?: number; forgotten?: number }
 
+/** The embedding model's download by the memory service (status.embedding.download). */
+export interface ModelDownload {
+  state?: "idle" | "downloading" | "ready" | "failed" | "removed";
+  bytes?: number | null;
+  total?: number | null;
+  error?: string | null;
+  retry_in?: number | null;
+}
+
 export interface StatusResult {
   running?: boolean;
   language_server?: {
@@ -118,7 +127,10 @@ export interface StatusResult {
   } | null;
   service?: { version?: string; pid?: number; data_dir?: string; uptime_seconds?: number; queued_tasks?: number } | null;
   store?: { events?: number } | null;
-  embedding?: { model?: string; available?: boolean; reason?: string | null; pending?: number; failed?: number; vectors?: number } | null;
+  embedding?: {
+    model?: string; available?: boolean; reason?: string | null; pending?: number; failed?: number; vectors?: number;
+    download?: ModelDownload | null;
+  } | null;
   warnings?: string[];
   error?: string | null;
 }

@@ -129,6 +129,16 @@ test("status text: running with embeddings unavailable, pending, not running", (
   assert.equal(pending.text, "$(database) Memory: 661 $(sync~spin) 120 to embed");
   assert.match(pending.tooltip, /Embeddings: 541 vectors, 120 pending/);
   assert.equal(statusText({ ...status, embedding: { available: true, pending: 0, vectors: 661 } }).text, "$(database) Memory: 661");
+  const fetching = statusText({
+    ...status, embedding: { available: false, reason: "not downloaded yet", download: { state: "downloading", bytes: 45e6, total: 90e6 } },
+  });
+  assert.equal(fetching.text, "$(database) Memory: 661 $(cloud-download) model 50%");
+  assert.match(fetching.tooltip, /\nDownloading the embedding model: 50%; keyword search meanwhile/);
+  const failed = statusText({
+    ...status, embedding: { available: false, reason: "r", download: { state: "failed", error: "The hub could not be reached." } },
+  });
+  assert.equal(failed.text, "$(database) Memory: 661 $(warning) keyword only");
+  assert.match(failed.tooltip, /\nModel download failed: The hub could not be reached\./);
   const off = statusText(undefined, "connection refused");
   assert.deepEqual(off, { text: "$(error) Memory: off", tooltip: "Claude Memory service not available: connection refused", ok: false });
   assert.equal(statusText({ running: false }).ok, false);

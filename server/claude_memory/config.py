@@ -13,6 +13,7 @@ from claude_memory.core.privacy import PrivacySettings
 
 APP_NAME = "claude-memory"
 SETTINGS_FILE = "settings.json"
+OFFLINE_ENV = "CLAUDE_MEMORY_OFFLINE"
 
 
 def default_data_dir() -> Path:
@@ -55,6 +56,16 @@ class Settings(BaseModel):
     max_tool_output_chars: int = Field(default=20_000, ge=1_000, le=1_000_000)
     max_line_mb: int = Field(default=16, ge=1, le=1024)
     embedding_model_path: Path | None = None  # a local ONNX model folder; else $CLAUDE_MEMORY_MODEL_PATH
+    # Never use the network (the embedding model is not downloaded); $CLAUDE_MEMORY_OFFLINE=1 or $HF_HUB_OFFLINE=1 too.
+    offline: bool = False
+
+    @property
+    def is_offline(self) -> bool:
+        """The setting, or $CLAUDE_MEMORY_OFFLINE, or the model hub's own $HF_HUB_OFFLINE."""
+        return self.offline or any(
+            os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+            for name in (OFFLINE_ENV, "HF_HUB_OFFLINE")
+        )
 
 
 def load_settings(data_dir: Path) -> tuple[Settings, str | None]:

@@ -30,6 +30,7 @@ from rich.console import Console
 from claude_memory import __version__, wire
 from claude_memory.cli import lsp as lsp_command
 from claude_memory.cli import mcp as mcp_command
+from claude_memory.cli import model as model_commands
 from claude_memory.cli import plugin as plugin_commands
 from claude_memory.cli import repair as repair_command
 from claude_memory.cli import service as service_commands
@@ -696,6 +697,7 @@ repair_command.register(app)
 mcp_command.register(app)
 lsp_command.register(app)
 plugin_commands.register(app)
+model_commands.register(app, _transport)
 
 
 def main(argv: list[str] | None = None) -> None:

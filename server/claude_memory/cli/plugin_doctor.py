@@ -108,14 +108,27 @@ def check_data_dir(data_dir: Path) -> Check:
     return Check("data_dir", "ok", f"The data directory {data_dir} is writable and private to you.")
 
 
-def check_embedder(available: bool, reason: str | None) -> Check:
+def check_embedder(available: bool, reason: str | None, download: Mapping[str, Any] | None = None) -> Check:
     if available:
         return Check("embedding_model", "ok", "The embedding model loads: semantic search is on.")
+    state = (download or {}).get("state")
+    if state == "downloading":
+        done, total = (download or {}).get("bytes") or 0, (download or {}).get("total") or 0
+        return Check(
+            "embedding_model",
+            "warn",
+            f"The embedding model is downloading ({done / 1e6:.0f} of about {total / 1e6:.0f} MB); keyword search "
+            "serves meanwhile.",
+        )
+    if state == "failed":
+        reason = f"{(download or {}).get('error')} Fix the network (or set HF_ENDPOINT to a mirror) and run " + (
+            "`claude-memory model fetch`."
+        )
     return Check(
         "embedding_model",
         "warn",
         (reason or "No embedding model could be loaded.")
-        + ("" if reason and "Keyword search" in reason else " Keyword search still works."),
+        + ("" if reason and "eyword search" in reason else " Keyword search still works."),
     )
 
 
@@ -266,11 +279,27 @@ def doctor_report(checks: Sequence[Check], state: PluginState | None, info: Plug
 
 
 def _embedder_check(data_dir: Path) -> Check:
+    """The model as the store's owner finds it (the running service, else the store opened here), with any
+    download; before there is a store, as a new one would."""
+    from claude_memory import wire
+    from claude_memory.client.transport import connect
     from claude_memory.config import load_settings
+    from claude_memory.core.locations import DB_FILE, store_damaged
     from claude_memory.store.embedder import Embedder
 
+    if (data_dir / DB_FILE).exists() and not store_damaged(str(data_dir)):
+        try:
+            transport = connect(data_dir)
+            try:
+                found = transport.call("model_status")
+            finally:
+                transport.close()
+        except wire.OpError:
+            pass  # busy or damaged: the store check says so; the model is judged as a new store would find it
+        else:
+            return check_embedder(found["available"], found["reason"], found["download"])
     settings, _ = load_settings(data_dir)
-    embedder = Embedder(settings.embedding_model_path)
+    embedder = Embedder(settings.embedding_model_path, data_dir=data_dir, offline=settings.is_offline)
     return check_embedder(embedder.available, embedder.reason)
 
 

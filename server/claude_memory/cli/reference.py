@@ -31,7 +31,9 @@ COMMANDS = (
     "install",
     "uninstall",
     "doctor",
+    "model",
 )
+GROUPS = {"model": ("status", "fetch", "remove")}  # command groups: their commands are documented too
 _ENV = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb", "CLAUDE_MEMORY_HOME": "~/.local/share/claude-memory"}
 
 
@@ -53,6 +55,8 @@ def reference() -> str:
     ]
     for command in COMMANDS:
         parts += ["", f"## `claude-memory {command}`", "", "```text", _help([command]), "```"]
+        for sub in GROUPS.get(command, ()):
+            parts += ["", f"### `claude-memory {command} {sub}`", "", "```text", _help([command, sub]), "```"]
     return "\n".join(parts) + "\n"
 
 

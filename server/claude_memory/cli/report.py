@@ -38,7 +38,8 @@ def report_text(data: dict[str, Any], console: Console) -> None:
 
 
 class Bars:
-    """Progress bars on stderr, one stage at a time: the import in bytes, then the embedding in events."""
+    """Progress bars on stderr, one stage at a time: the import in bytes, the model's download in bytes (the
+    first time), then the embedding in events."""
 
     def __init__(self, err: Console) -> None:
         self.err = err
@@ -47,8 +48,9 @@ class Bars:
 
     def start(self, what: str, total: int) -> None:
         self.stop()
-        if what == "import":
-            columns: tuple[Any, ...] = (TextColumn("Importing"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
+        if what in ("import", "download"):
+            label = TextColumn("Importing" if what == "import" else "Downloading the embedding model")
+            columns: tuple[Any, ...] = (label, BarColumn(), DownloadColumn(), TimeRemainingColumn())
         else:
             columns = (TextColumn("Embedding"), BarColumn(), TextColumn("{task.completed}/{task.total} events"))
         self.bar = Progress(*columns, console=self.err, transient=True)

@@ -95,6 +95,15 @@ class Engine(Protocol):
     def semantics_notes(self) -> list[str]:
         """A sentence saying why semantic search is off, when it is."""
 
+    def model_download(self) -> dict[str, Any]:
+        """The managed model's download: ``{state, bytes, total, error, attempts, retry_in}``."""
+
+    def fetch_model(self, progress: Progress) -> None:
+        """Download the managed model now and take it into use; ValueError when not allowed."""
+
+    def remove_model(self) -> dict[str, Any]:
+        """Delete the managed model: ``{removed, managed, note}``."""
+
     def hook(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None: ...
 
     def context(self, payload: dict[str, Any], budget: int) -> dict[str, Any]: ...

@@ -15,6 +15,7 @@ from claude_memory import wire
 from claude_memory.service.contract import Engine, NoProgress, NotFound, Operation, Registry
 from claude_memory.service.worker import ServiceStopping
 from claude_memory.store.db import StoreBusyError, StoreDamagedError, StoreError, first_line, io_failure
+from claude_memory.store.model_files import ModelFetchError
 from claude_memory.wire import OpError
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def op_error(exc: BaseException, internal: str, data_dir: Path | None = None) ->
         return OpError(wire.NOT_FOUND, str(exc), exc.ref)
     if isinstance(exc, ValueError):
         return OpError(wire.BAD_REQUEST, str(exc))
-    if isinstance(exc, ServiceStopping):
+    if isinstance(exc, ServiceStopping | ModelFetchError):
         return OpError(wire.UNAVAILABLE, str(exc))
     if isinstance(exc, StoreBusyError):
         return OpError(wire.BUSY, str(exc))

@@ -58,6 +58,7 @@ class IdleWork:
         self.code = CodeVersion()  # this package: its change on disk (an upgrade) stops the service
         self._code_checked = time.monotonic()
         self._last_request = 0.0  # monotonic time of the last request of any kind
+        self.fetch_model: Callable[[], object] | None = None  # starts a download of a missing model (the host's)
 
     def saw_request(self) -> None:
         self._last_request = time.monotonic()
@@ -67,10 +68,15 @@ class IdleWork:
             self._pending_uses.extend(citations)
 
     def step(self) -> bool:
-        """Embed one small batch; save the index now and then. True if there was work."""
+        """Embed one small batch (or start fetching a missing model); save the index now and then. True if there
+        was work."""
         self._stop_if_upgraded()
         memory = self._memory()
-        if memory is None or not memory.embedder.available:
+        if memory is None:
+            return False
+        if not memory.model_ready():  # a download (on its own thread) brings it, unless not allowed
+            if self.fetch_model is not None and memory.embedder.fetchable:
+                self.fetch_model()
             return False
         now = time.monotonic()
         quiet = now - self._worker.last_request > QUIET_SECONDS

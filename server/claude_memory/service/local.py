@@ -13,6 +13,7 @@ from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.capture import Capture, HookPayload
 from claude_memory.service.memory import Memory
+from claude_memory.service.model_fetch import ModelFetcher, remove_model
 from claude_memory.service.recall import ContextParams, Recaller
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ class LocalEngine:
         self.memory = memory
         self.paths = RuntimePaths(memory.data_dir)
         self.started_at = datetime.now(UTC)
+        self.fetcher = ModelFetcher(memory.data_dir, memory.embedder.model_name, lambda: None)
 
     def close(self) -> None:
         self.memory.close()
@@ -48,9 +50,11 @@ class LocalEngine:
         return plan.run(progress.advance).to_json()
 
     def wait_embedded(self, progress: Progress) -> int:
-        """Embed what is queued, here and now."""
+        """Embed what is queued, here and now (a missing model is fetched first, when allowed)."""
         memory = self.memory
-        if not memory.embedder.available:
+        if not memory.model_ready() and self.fetcher.ensure(memory.embedder.fetchable, progress):
+            memory.model_changed()
+        if not memory.model_ready():
             return 0
         pending = memory.embedding_status()["pending"]
         if pending:
@@ -58,7 +62,21 @@ class LocalEngine:
         return memory.embed_pending(progress.advance)
 
     def semantics_notes(self) -> list[str]:
-        return self.memory.warnings_for_semantics()
+        notes = self.memory.warnings_for_semantics()
+        return [self.fetcher.error] if notes and self.fetcher.error else notes
+
+    def model_download(self) -> dict[str, Any]:
+        return self.fetcher.status()
+
+    def fetch_model(self, progress: Progress) -> None:
+        refusal = self.memory.embedder.fetch_refusal()
+        if refusal:
+            raise ValueError(refusal)
+        self.fetcher.fetch(progress)
+        self.memory.model_changed()
+
+    def remove_model(self) -> dict[str, Any]:
+        return remove_model(self.memory, self.fetcher)
 
     def hook(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
         raise ValueError("Hooks are answered only by the memory service.")

@@ -37,7 +37,7 @@ from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.search import Retrieval, SearchHit, search
-from claude_memory.store import db, files, forget, health, ledger, queries
+from claude_memory.store import db, files, forget, health, ledger, model_files, queries
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.ledger import ForgetLedger
@@ -81,7 +81,15 @@ class Memory:
             ledger.backfill(self.con, self.ledger)
         self.writer = EventWriter(self.con, self.changes, self.ledger)
         self.tokenizer = QueryTokenizer()
-        self.embedder = Embedder(self.settings.embedding_model_path)
+        self.read_only = read_only
+        recorded = queries.recorded_model(self.con)
+        self.embedder = Embedder(
+            self.settings.embedding_model_path,
+            data_dir=data_dir,
+            recorded=Path(recorded["path"]) if recorded and recorded["path"] else None,
+            offline=self.settings.is_offline,
+        )
+        self._model_recorded = False
         self._index: VectorIndex | None = None
         self._events = EventMap()  # ranking's in-memory view of the store, refreshed before each search
         self._postings = PostingsIndex()  # BM25 postings in memory (~23 MB at 100k events), refreshed likewise
@@ -141,7 +149,7 @@ class Memory:
     ) -> tuple[list[SearchHit], dict[str, Any]]:
         retrieval = Retrieval(self.tokenizer, events=self._events, postings=self._postings, changes=self.changes.count)
         if mode != "keyword":
-            if self.embedder.available:
+            if self.model_ready():
                 retrieval.embedder, retrieval.index = self.embedder, self.vector_index()
                 if self._pool is None:
                     self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-embedding")
@@ -157,6 +165,49 @@ class Memory:
 
     # ------------------------------------------------------------------ embeddings
 
+    def model_ready(self) -> bool:
+        """Whether the embedding model is loaded. The first time it is, in a store opened for writing, it is
+        recorded with the store (when it differs from the one recorded), so that every later process finds it."""
+        if not self.embedder.available:
+            return False
+        if not self._model_recorded and not self.read_only:
+            self._model_recorded = True
+            embedder, known = self.embedder, queries.recorded_model(self.con)
+            path = str(embedder.model_path) if embedder.model_path else None
+            if known is None or (known["model_id"], known["path"]) != (embedder.model_id, path):
+                fingerprint = model_files.fingerprint(embedder.model_path) if embedder.model_path else None
+                self.writer.record_model(embedder.model_name, embedder.model_id, embedder.source or "cache", path,
+                                         fingerprint)  # fmt: skip
+        return True
+
+    def model_status(self) -> dict[str, Any]:
+        """The model in use or why there is none, where it was found, and what the store recorded."""
+        available, embedder = self.model_ready(), self.embedder
+        try:
+            managed = model_files.installed(self.data_dir, embedder.model_name)
+        except ValueError:
+            managed = None
+        return {
+            "name": embedder.model_name,
+            "model_id": embedder.model_id,
+            "available": available,
+            "source": embedder.source,
+            "path": str(embedder.model_path) if embedder.model_path else None,
+            "reason": embedder.reason,
+            "offline": embedder.offline,
+            "fetchable": embedder.fetchable,
+            "recorded": queries.recorded_model(self.con),
+            "managed": str(managed) if managed else None,
+        }
+
+    def model_changed(self) -> None:
+        """A model was downloaded or removed: look for it again, and open the index under its id."""
+        self.embedder.reset()
+        self._model_recorded = False
+        if self._index is not None:
+            self._index.save()
+        self._index = None
+
     def vector_index(self) -> VectorIndex:
         """The hnswlib index, loaded (and brought level with the store) on first use."""
         if self._index is None:
@@ -166,21 +217,23 @@ class Memory:
 
     def embed_pending(self, progress: Callable[[int], None] | None = None) -> int:
         """Embed every queued event now (import waits on this); 0 when no model is available."""
-        if not self.embedder.available:
+        if not self.model_ready():
             return 0
         return EmbeddingWorker(self.writer, self.embedder, self.vector_index()).run(progress)
 
     def warnings_for_semantics(self) -> list[str]:
         """A sentence for the import report when semantic search is off."""
-        return [] if self.embedder.available else [self.embedder.reason or "Semantic search is off."]
+        return [] if self.model_ready() else [self.embedder.reason or "Semantic search is off."]
 
     def embedding_status(self) -> dict[str, Any]:
-        available = self.embedder.available
+        available = self.model_ready()
         worker = EmbeddingWorker(self.writer, self.embedder, self.vector_index())
         return {
             "model": self.embedder.model_id,
             "available": available,
             "reason": self.embedder.reason,
+            "source": self.embedder.source,
+            "path": str(self.embedder.model_path) if self.embedder.model_path else None,
             **worker.status().to_json(),
         }
 

@@ -39,6 +39,7 @@ from claude_memory.service.idle import IdleWork
 from claude_memory.service.importer import ImportReport
 from claude_memory.service.lock import OwnerLock
 from claude_memory.service.memory import Memory
+from claude_memory.service.model_fetch import ModelFetcher, remove_model
 from claude_memory.service.operations import registry
 from claude_memory.service.operations.lifecycle import identity
 from claude_memory.service.recall import ContextParams, Recaller
@@ -46,6 +47,7 @@ from claude_memory.service.spool import drain
 from claude_memory.service.watcher import DEBOUNCE_SECONDS, Debouncer, TranscriptWatcher
 from claude_memory.service.worker import BACKGROUND, INTERACTIVE, LONG, URGENT, ServiceStopping, Worker
 from claude_memory.store.db import StoreBusyError, StoreDamagedError
+from claude_memory.store.embedder import DEFAULT_MODEL
 from claude_memory.wire import OpError
 
 if TYPE_CHECKING:
@@ -81,6 +83,8 @@ class MemoryService:
         self.operations = registry()
         self.worker = Worker(idle=lambda: self.idle.step())
         self.idle = IdleWork(lambda: self._memory, self.worker, self._record_uses, self.stop, self.stopping)
+        self.fetcher = ModelFetcher(options.data_dir, DEFAULT_MODEL, self._model_arrived)
+        self.idle.fetch_model = self.fetcher.start
         self.watcher = TranscriptWatcher(options.claude_home / "projects", self._changed)
         self.debouncer = Debouncer(self._ingest_paths, DEBOUNCE_SECONDS, options.live_settle)
         self._server: _SocketServer | None = None
@@ -375,6 +379,7 @@ class MemoryService:
     def wait_embedded(self, progress: Progress) -> int:
         """The service embeds in the background: wait for its queue to empty (or to stop moving); how many
         events left the queue meanwhile. Waits in the connection's thread, looking every EMBED_POLL."""
+        self._await_model(progress)
         state = self._call(self.memory.embedding_status, INTERACTIVE)
         if not state["available"] or not state["pending"]:
             return 0
@@ -393,7 +398,41 @@ class MemoryService:
 
     def semantics_notes(self) -> list[str]:
         notes: list[str] = self._call(self.memory.warnings_for_semantics, INTERACTIVE)
-        return notes
+        return [self.fetcher.error] if notes and self.fetcher.error else notes
+
+    # ------------------------------------------------------------------ the embedding model
+
+    def model_download(self) -> dict[str, Any]:
+        return self.fetcher.status()
+
+    def fetch_model(self, progress: Progress) -> None:
+        """Download the model now (in the connection's thread, which waits), then take it into use."""
+        refusal = self._call(lambda: self.memory.embedder.fetch_refusal(), INTERACTIVE)
+        if refusal:
+            raise ValueError(refusal)
+        self.fetcher.fetch(progress)
+        self._call(self._take_model, INTERACTIVE)
+
+    def remove_model(self) -> dict[str, Any]:
+        return remove_model(self.memory, self.fetcher)
+
+    def _await_model(self, progress: Progress) -> None:
+        """Before waiting for embeddings: a missing model is fetched (unless offline, or backing off)."""
+        ready, fetchable = self._call(lambda: (self.memory.model_ready(), self.memory.embedder.fetchable), INTERACTIVE)
+        if not ready and self.fetcher.ensure(fetchable, progress):
+            self._call(self._take_model, INTERACTIVE)
+
+    def _model_arrived(self) -> None:
+        """The fetch thread's news: the worker takes the model in, then embeds the backlog."""
+        self.worker.submit(self._take_model, BACKGROUND)
+
+    def _take_model(self) -> None:
+        memory = self.memory
+        if not memory.model_ready():
+            memory.model_changed()
+            if memory.model_ready():
+                log.info("Semantic search is on (%s).", memory.embedder.model_id)
+        self.idle.embed_due = True
 
 
 class _WireProgress:

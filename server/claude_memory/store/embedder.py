@@ -1,4 +1,5 @@
-"""The embedding model (fastembed), loaded lazily from a local folder; never downloads on its own."""
+"""The embedding model (fastembed), loaded lazily from a local folder; it never downloads by itself (the managed
+copy is fetched by :mod:`claude_memory.store.model_files`)."""
 
 from __future__ import annotations
 
@@ -20,17 +21,59 @@ BATCH_CHARS: Final = 16_000
 
 
 class Embedder:
-    """``model_path`` (or $CLAUDE_MEMORY_MODEL_PATH) is a local folder holding ``model.onnx`` and its
-    tokenizer files. Without one, fastembed's own cache is tried without network access. When no model
-    can be loaded, ``available`` is False and ``reason`` says why in one sentence."""
+    """The model is found in this order (the first that loads wins):
 
-    def __init__(self, model_path: Path | None = None, model_name: str = DEFAULT_MODEL) -> None:
+    1. ``model_path``, else ``$CLAUDE_MEMORY_MODEL_PATH``: a local folder holding ``model.onnx`` and its
+       tokenizer files (the user said so: when it cannot be loaded, that is the reason given);
+    2. ``recorded``: the folder the store's vectors were made with, recorded in the store, when it still
+       exists (so a process started without the variable finds the same model);
+    3. the managed copy in ``<data_dir>/models`` (:mod:`claude_memory.store.model_files`);
+    4. fastembed's own cache, without network access.
+
+    When none loads, ``available`` is False and ``reason`` says why in one sentence; ``fetchable`` says
+    whether downloading the managed copy may help (not when ``offline`` or an explicit path is set).
+    :meth:`reset` makes the next use look again (after a download)."""
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        model_name: str = DEFAULT_MODEL,
+        *,
+        data_dir: Path | None = None,
+        recorded: Path | None = None,
+        offline: bool = False,
+    ) -> None:
         env = os.environ.get(MODEL_PATH_ENV)
-        self.model_path = model_path or (Path(env).expanduser() if env else None)
+        self.explicit = model_path or (Path(env).expanduser() if env else None)
         self.model_name = model_name
+        self.data_dir = data_dir
+        self.recorded = recorded
+        self.offline = offline
+        self.model_path: Path | None = self.explicit  # the folder loaded (None: fastembed's cache)
+        self.source: str | None = None  # path | recorded | managed | cache, once loaded
         self.reason: str | None = None
         self._model: Any = None
         self._tried = False
+
+    @property
+    def fetchable(self) -> bool:
+        return self.fetch_refusal() is None
+
+    def fetch_refusal(self) -> str | None:
+        """Why the managed model may not be downloaded (one sentence), or None when it may."""
+        if self.offline:
+            return (
+                "Offline mode is on (the 'offline' setting, CLAUDE_MEMORY_OFFLINE or HF_HUB_OFFLINE), so nothing is "
+                "downloaded."
+            )
+        if self.explicit is not None:
+            return (
+                f"A model folder is set ({self.explicit}, by {MODEL_PATH_ENV} or the 'embedding_model_path' "
+                "setting), so nothing is downloaded; unset it to use the downloaded model."
+            )
+        if self.data_dir is None:
+            return "No data directory to download the model into."
+        return None
 
     @property
     def model_id(self) -> str:
@@ -47,10 +90,19 @@ class Embedder:
         self._load()
         return self._model is not None
 
+    def reset(self) -> None:
+        """Look for the model again at the next use (a download finished, or a folder appeared)."""
+        self._tried = False
+        self._model = None
+        self.model_path, self.source, self.reason = self.explicit, None, None
+
     def _load(self) -> None:
         if self._tried:
             return
         self._tried = True
+        from claude_memory.store.model_files import no_hub_telemetry
+
+        no_hub_telemetry()
         try:
             from fastembed import TextEmbedding  # heavy (~0.6 s): only when embeddings are needed
             from loguru import logger
@@ -58,23 +110,71 @@ class Embedder:
             self.reason = "fastembed is not installed, so only keyword search is available."
             return
         logger.disable("fastembed")  # it logs its own failures to stderr; we report them in one sentence
+        if self.explicit is not None:
+            self._model = self._from_folder(TextEmbedding, self.explicit, "path")
+            return
+        if self.recorded is not None and (self.recorded / "model.onnx").exists():
+            ours = self.data_dir is not None and self.recorded.is_relative_to(self.data_dir / "models")
+            self._model = self._from_folder(TextEmbedding, self.recorded, "managed" if ours else "recorded")
+            if self._model is not None:
+                return
+        managed = self._managed()
+        if managed is not None:
+            self._model = self._from_folder(TextEmbedding, managed, "managed")
+            if self._model is not None:
+                return
         try:
-            if self.model_path is not None:
-                if not (self.model_path / "model.onnx").exists():
-                    self.reason = f"No model.onnx in {self.model_path}; semantic search is off."
-                    return
-                self._model = TextEmbedding(
-                    self.model_name, specific_model_path=str(self.model_path), enable_cpu_mem_arena=False
-                )
-            else:
-                self._model = TextEmbedding(self.model_name, local_files_only=True, enable_cpu_mem_arena=False)
-        except Exception as exc:  # any loading failure means: no semantic search, said plainly
-            where = f"from {self.model_path}" if self.model_path else "locally"
-            self.reason = (
-                f"No embedding model could be loaded {where} ({type(exc).__name__}); set {MODEL_PATH_ENV} to an "
-                "all-MiniLM-L6-v2 ONNX folder. Keyword search still works."
-            )
+            self._model = TextEmbedding(self.model_name, local_files_only=True, enable_cpu_mem_arena=False)
+            self.model_path, self.source, self.reason = None, "cache", None
+        except Exception:  # not in fastembed's cache either
             self._model = None
+            self.model_path = None
+            if self.reason is None:
+                self.reason = self._missing()
+
+    def _managed(self) -> Path | None:
+        if self.data_dir is None:
+            return None
+        from claude_memory.store import model_files
+
+        try:
+            return model_files.installed(self.data_dir, self.model_name)
+        except ValueError:
+            return None
+
+    def _from_folder(self, loader: Any, folder: Path, source: str) -> Any:
+        """fastembed's model loaded from ``folder``, or None with ``reason`` set."""
+        self.model_path, self.source = folder, source
+        if not (folder / "model.onnx").exists():
+            self.reason = f"No model.onnx in {folder}; semantic search is off."
+            return None
+        try:
+            model = loader(self.model_name, specific_model_path=str(folder), enable_cpu_mem_arena=False)
+        except Exception as exc:  # any loading failure means: no semantic search, said plainly
+            self.reason = (
+                f"The embedding model in {folder} could not be loaded ({type(exc).__name__}); "
+                "keyword search still works."
+            )
+            return None
+        self.reason = None
+        return model
+
+    def _missing(self) -> str:
+        if self.offline:
+            return (
+                "Offline mode is on and no embedding model is installed, so only keyword search is available; "
+                f"set {MODEL_PATH_ENV} to an all-MiniLM-L6-v2 ONNX folder, or run 'claude-memory model fetch' "
+                "with offline off."
+            )
+        if self.data_dir is None:
+            return (
+                f"No embedding model could be loaded locally; set {MODEL_PATH_ENV} to an all-MiniLM-L6-v2 ONNX "
+                "folder. Keyword search still works."
+            )
+        return (
+            f"The embedding model ({self.model_name}) is not downloaded yet; the memory service fetches it in the "
+            "background ('claude-memory model fetch' does it now), and keyword search works meanwhile."
+        )
 
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Unit-length float32 vectors, one row per text."""

@@ -176,4 +176,19 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         UPDATE events SET is_question = {traits.is_question("text")}, names_time = {traits.names_time("text")};
         """,
     ),
+    (
+        "0010_embedding_model",
+        """
+        -- The embedding model the store's vectors were made with (one row): every process that opens the store
+        -- finds the same model without being told where it is (store/embedder.py).
+        CREATE TABLE embedding_model (
+            name          VARCHAR NOT NULL,            -- fastembed's model name
+            model_id      VARCHAR NOT NULL,            -- the vectors' space (chunk hashes and the index carry it)
+            source        VARCHAR NOT NULL,            -- path | recorded | managed | cache
+            path          VARCHAR,                     -- the folder model.onnx was loaded from
+            fingerprint   VARCHAR,                     -- sha256 of that model.onnx
+            recorded_at   TIMESTAMP NOT NULL
+        );
+        """,
+    ),
 )

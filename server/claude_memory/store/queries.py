@@ -253,3 +253,15 @@ def generation(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
 def citation_uses(con: duckdb.DuckDBPyConnection, citation: str) -> int:
     row = con.execute("SELECT count(*) FROM citation_uses WHERE citation = ?", [citation]).fetchone()
     return int(row[0]) if row else 0
+
+
+def recorded_model(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
+    """The embedding model recorded with the store (``writer.record_model``): name, model_id, source, path,
+    fingerprint; None before one was (or in a store older than the record)."""
+    try:
+        row = con.execute("SELECT name, model_id, source, path, fingerprint FROM embedding_model").fetchone()
+    except duckdb.CatalogException:  # a read-only store opened before its migration to 0010
+        return None
+    if row is None:
+        return None
+    return dict(zip(("name", "model_id", "source", "path", "fingerprint"), row, strict=True))

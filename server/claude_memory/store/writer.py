@@ -272,6 +272,15 @@ class EventWriter:
         self.changes.bump()
         return len(forgotten)
 
+    def record_model(self, name: str, model_id: str, source: str, path: str | None, fingerprint: str | None) -> None:
+        """The embedding model the store's vectors are made with, replacing the one recorded before."""
+        with transaction(self.con):
+            self.con.execute("DELETE FROM embedding_model")
+            self.con.execute(
+                "INSERT INTO embedding_model VALUES (?, ?, ?, ?, ?, ?)",
+                [name, model_id, source, path, fingerprint, utc_now()],
+            )
+
     def end_session(self, session_id: str, reason: str | None, summary: str) -> None:
         """Record (or replace) the rule-based summary written when Claude Code ends a session."""
         self.con.execute(

@@ -9,9 +9,9 @@ the in-process transport and the generated reference pick it up from :func:`regi
 from __future__ import annotations
 
 from claude_memory.service.contract import Registry, declared
-from claude_memory.service.operations import browse, disclosure, files, forget, hooks, lifecycle, search
+from claude_memory.service.operations import browse, disclosure, files, forget, hooks, lifecycle, model, search
 
-FEATURES = (search, disclosure, browse, files, forget, lifecycle, hooks)
+FEATURES = (search, disclosure, browse, files, forget, lifecycle, model, hooks)
 
 
 def registry() -> Registry:

@@ -109,8 +109,9 @@ def ping(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
 @operation("status", NoParams, Status)
 def status(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
     """The service (None in-process), the transcript watcher, the hook spool, the store and the embedding
-    pipeline: ``{service, watcher, spool, store: {events}, embedding: {model, available, reason, pending,
-    failed, embedded_events, vectors, index_live}, warnings}``."""
+    pipeline: ``{service, watcher, spool, store: {events}, embedding: {model, available, reason, source, path,
+    pending, failed, embedded_events, vectors, index_live, download: {state, bytes, total, error, attempts,
+    retry_in}}, warnings}``."""
     host = engine.host_status()
     memory = engine.memory
     return {
@@ -118,7 +119,7 @@ def status(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
         "watcher": host["watcher"],
         "spool": host["spool"],
         "store": {"events": memory.stats()["events"]},
-        "embedding": memory.embedding_status(),
+        "embedding": {**memory.embedding_status(), "download": engine.model_download()},
         "warnings": host["warnings"],
     }
 
