@@ -381,8 +381,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, dest="json_out")
     args = parser.parse_args()
     env = dict(os.environ)
-    if args.no_model:
-        env.pop("CLAUDE_MEMORY_MODEL_PATH", None)
+    if args.no_model:  # a model folder that is not there: the store's recorded model is not looked for either
+        env |= {"CLAUDE_MEMORY_MODEL_PATH": str(args.work / "no-model"), "CLAUDE_MEMORY_OFFLINE": "1"}
         modes = ["keyword"]
     else:
         env.setdefault("CLAUDE_MEMORY_MODEL_PATH", str(MODEL))

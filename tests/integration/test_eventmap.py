@@ -142,6 +142,7 @@ def test_a_store_from_before_the_traits_gains_them_when_opened(store: Path, tmp_
     try:  # back to the schema of migration 0006
         old.execute("ALTER TABLE events DROP COLUMN names_time")
         old.execute("ALTER TABLE events DROP COLUMN is_question")
+        old.execute("DROP TABLE IF EXISTS embedding_model")
         old.execute("DELETE FROM schema_migrations WHERE version > 6")
     finally:
         old.close()
