@@ -46,9 +46,17 @@ FITTED = (
     "question",
     "names_time",
     "recency",
+    "chunk_penalty",
 )
 STEPS = (0.0, 0.5, 0.75, 1.25, 1.5, 2.0)  # multiples of the current value tried for each weight
-START = {"coordination": 0.25, "date": 0.1, "question": 0.05, "names_time": 0.1, "recency": 0.01}  # when at 0
+START = {
+    "coordination": 0.25,
+    "date": 0.1,
+    "question": 0.05,
+    "names_time": 0.1,
+    "recency": 0.01,
+    "chunk_penalty": 0.05,
+}  # when at 0
 
 
 class Question:
@@ -153,6 +161,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="0: no fitting, only the ablations of the start")
     parser.add_argument("--tolerance", type=float, default=0.2, help="points a set may lose (default 0.2)")
     parser.add_argument("--fix", action="append", default=[], help="NAME=VALUE: a weight held at VALUE")
+    parser.add_argument("--start", type=json.loads, default={}, help='JSON {"NAME": VALUE}: fitted from there')
+    parser.add_argument("--from-keyword", action="store_true", help="start from KEYWORD's weights (dense kept)")
     args = parser.parse_args()
     shipped = KEYWORD if args.mode == "keyword" else HYBRID
     fixed = {}
@@ -161,7 +171,8 @@ def main() -> None:
         if name not in {f.name for f in fields(Weights)}:
             raise SystemExit(f"Weights has no field {name!r}.")
         fixed[name] = float(value)
-    start = replace(shipped, **fixed)
+    base = replace(KEYWORD, dense=shipped.dense, context=shipped.context) if args.from_keyword else shipped
+    start = replace(base, **{**args.start, **fixed})
     started = time.perf_counter()
     data: dict[str, list[Question]] = {}
     for name, path, questions in (

@@ -92,8 +92,11 @@ def test_acknowledgements_greetings_and_go_aheads_name_no_topic() -> None:
 def test_a_topic_is_recalled_only_when_a_memory_is_close_enough() -> None:
     words = QueryTokenizer().words("what did we decide about the retry policy?")
     assert relevant(words, RELEVANT_COSINE, 0.0, 0.0) is None
-    far = "Nothing in memory is close enough in meaning to this prompt."
-    assert relevant(words, RELEVANT_COSINE - 0.01, 1.0, 2.0) == far
+    far = "Nothing in memory is close enough in meaning to this prompt, or matches enough of its words."
+    assert relevant(words, RELEVANT_COSINE - 0.01, RELEVANT_COVERAGE - 0.01, 2.0) == far
+    assert relevant(words, RELEVANT_COSINE - 0.01, 1.0, RELEVANT_KEYWORD - 0.01) == far
+    assert relevant(words, RELEVANT_COSINE - 0.01, RELEVANT_COVERAGE, RELEVANT_KEYWORD) is None  # matched by words
+    assert relevant(words[-1:], RELEVANT_COSINE - 0.01, 1.0, 2.0) == far  # one topic word is not enough for that
 
 
 def test_without_semantics_two_topic_words_and_a_strong_keyword_match_are_needed() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -65,6 +65,7 @@ def fuse(
     now: datetime | None = None,
     weights: Weights | None = None,
     asks_when: bool = False,
+    chunks: dict[int, float] | None = None,
 ) -> list[Ranked]:
     """Every ranked row, from hand-made rows (as the event map would give them) and scores by id. A
     keyword hit without a ``coverage`` matched the whole query (coverage 1)."""
@@ -89,6 +90,7 @@ def fuse(
         facts.column(keyword),
         facts.column(semantic),
         facts.column({i: 1.0 for i in keyword} | (coverage or {}), 0.0),
+        chunks=facts.column(chunks, 1.0) if chunks is not None else None,
         window=window,
         asks_when=asks_when,
         now=now,
@@ -99,6 +101,22 @@ def fuse(
 
 def order(ranked: list[Ranked]) -> list[int]:
     return [r.event_id for r in ranked]
+
+
+def test_a_long_turn_whose_best_chunk_is_as_close_as_a_short_one_ranks_below_it_with_the_chunk_penalty() -> None:
+    """The best of eight chunks reaches a given cosine by chance more often than one chunk does: the penalty takes
+    that bias of long turns off (a length prior would reward length itself)."""
+    rows = {**session("a", [1]), **session("b", [10]), **session("c", [20])}
+    semantic = {1: 0.50, 10: 0.52, 20: 0.30}
+    weights = Weights(session=0, follow=0, next_keyword=0, recency=0)
+    plain = fuse({}, semantic, rows, now=NOW, weights=weights, chunks={1: 1, 10: 8, 20: 1})
+    assert order(plain)[:2] == [10, 1]  # without a penalty the long turn's best chunk wins
+    penalised = fuse({}, semantic, rows, now=NOW, weights=replace(weights, chunk_penalty=0.1),
+                     chunks={1: 1, 10: 8, 20: 1})  # fmt: skip
+    assert order(penalised)[:2] == [1, 10]
+    by_id = {r.event_id: r.score for r in penalised}
+    assert abs(by_id[1] - 0.2 / 0.22) < 1e-9  # min-max normalised (semantic alone: all of the score)
+    assert abs(by_id[10] - (1.0 - 0.1 * 3)) < 1e-9  # log2(8) doublings of 0.1 off the normalised 1.0
 
 
 def test_a_hit_matching_more_of_the_query_outranks_one_repeating_a_rare_word() -> None:

@@ -54,15 +54,19 @@ def relevant(words: Sequence[str], best_cosine: float | None, best_coverage: flo
     the prompt's words (:meth:`~claude_memory.core.tokens.QueryTokenizer.words`); ``best_cosine`` the best plain
     cosine among its top hits, None when semantic search is off; ``best_coverage`` the best query coverage among
     them and ``best_keyword`` their best BM25 in units of the store's rarest idf (a word in one event). Without
-    cosines, a prompt needs two topic words and a strong keyword match (:data:`.ranking.RELEVANT_KEYWORD`)."""
+    cosines, a prompt needs two topic words and a strong keyword match (:data:`.ranking.RELEVANT_KEYWORD`); with
+    them, either that or a hit close in meaning (:data:`.ranking.RELEVANT_COSINE`). A question can match its memory
+    by words while a small model places it below the cosine threshold: LongMemEval dev's questions injected in 76 %
+    of hooks with the cosine alone."""
     topics = informative(words)
     if not topics:
         return NO_TOPIC
+    by_words = len(topics) >= 2 and best_coverage >= RELEVANT_COVERAGE and best_keyword >= RELEVANT_KEYWORD
     if best_cosine is not None:
-        if best_cosine < RELEVANT_COSINE:
-            return "Nothing in memory is close enough in meaning to this prompt."
+        if best_cosine < RELEVANT_COSINE and not by_words:
+            return "Nothing in memory is close enough in meaning to this prompt, or matches enough of its words."
         return None
-    if len(topics) < 2 or best_coverage < RELEVANT_COVERAGE or best_keyword < RELEVANT_KEYWORD:
+    if not by_words:
         return "Nothing in memory matches enough of this prompt's words (semantic search is off)."
     return None
 

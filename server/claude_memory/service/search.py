@@ -97,6 +97,7 @@ class Candidates:
     semantic: Floats  # contextual cosine (fused)
     coverage: Floats  # share of the query's idf mass matched (0 where not a keyword hit)
     cosine: Floats  # plain cosine (reported, and decides confidence)
+    chunks: Floats  # how many chunks the semantic score is the best of (0 where none)
     window: TimeWindow | None
     asks_when: bool
     semantic_hits: int  # rows found by the k-NN search
@@ -112,6 +113,7 @@ class Candidates:
             self.semantic,
             self.coverage,
             cosine=self.cosine,
+            chunks=self.chunks,
             window=self.window,
             asks_when=self.asks_when,
             weights=weights or self.weights,
@@ -167,6 +169,7 @@ def gather(
     kw = {i: score for i, score, _ in kw_hits}
     facts = retrieval.events.facts(list({**kw, **sem}), filters, scope)
     cosine = context = facts.column(sem)  # the k-NN search's cosines, for rows the copy cannot score
+    chunks = np.where(np.isnan(cosine), 0.0, 1.0)
     partial: str | None = None
     if vector is not None and retrieval.index is not None:
         # every row, keyword hits and neighbours too, by its exact and its contextual cosine
@@ -177,6 +180,7 @@ def gather(
         else:
             cosine = np.where(np.isnan(found.cosine), cosine, found.cosine)
             context = np.where(np.isnan(found.context), context, found.context)
+            chunks = np.where(found.chunks > 0, found.chunks, chunks)
     return Candidates(
         stems,
         facts,
@@ -184,6 +188,7 @@ def gather(
         context,
         facts.column({i: c for i, _, c in kw_hits}, 0.0),
         cosine,
+        chunks,
         find_window(query),
         asks_when(query),
         len(sem),

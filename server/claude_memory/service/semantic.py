@@ -76,6 +76,7 @@ class Similarities:
 
     cosine: Floats  # the cosine of the event's best chunk with the query
     context: Floats  # the same, each chunk's vector first mixed with the events on either side (below)
+    chunks: Floats  # how many chunks the best was taken from (0: no vector yet)
 
 
 def similarities(
@@ -98,7 +99,7 @@ def similarities(
     order = np.argsort(positions, kind="stable")
     labels, counts = events.labels_of(positions[order])  # an unknown id (-1) has no chunks
     if not len(labels):
-        return Similarities(np.full(n, np.nan), np.full(n, np.nan))
+        return Similarities(np.full(n, np.nan), np.full(n, np.nan), np.zeros(n))
     starts = np.cumsum(counts) - counts
     query = (vector / (np.linalg.norm(vector) or 1.0)).astype(np.float32)
     own = index.vectors(np.where(counts > 0, labels[np.minimum(starts, len(labels) - 1)], -1))  # first chunks
@@ -143,9 +144,9 @@ def similarities(
         plain[several] = np.maximum.reduceat(np.where(missing, -np.inf, chunk_q.astype(np.float64)), group)
         mixed[several] = np.maximum.reduceat(np.where(missing, -np.inf, chunk_mixed), group)
         plain[np.isinf(plain)], mixed[np.isinf(mixed)] = np.nan, np.nan
-    cosine, best = np.empty(n), np.empty(n)
-    cosine[order], best[order] = plain, mixed
-    return Similarities(cosine, best)
+    cosine, best, chunks = np.empty(n), np.empty(n), np.empty(n)
+    cosine[order], best[order], chunks[order] = plain, mixed, counts
+    return Similarities(cosine, best, chunks)
 
 
 def _shifted(values: npt.NDArray[np.float32], by: int, n: int) -> npt.NDArray[np.float32]:
