@@ -56,6 +56,7 @@ def test_a_success_tells_the_host_and_a_removal_holds_automatic_fetches(
     assert fetcher.ensure(True, NoProgress()) and ready.is_set()
     assert fetcher.status() == {"state": "ready", "bytes": None, "total": None, "error": None, "attempts": 0,
                                 "retry_in": None}  # fmt: skip
+    assert not fetcher.start()  # fetched once: a model that then failed to load is not fetched over and over
     fetcher.hold()
     assert not fetcher.start() and fetcher.status()["state"] == "removed"
     assert not fetcher.ensure(False, NoProgress())  # not allowed (offline): nothing starts

@@ -55,12 +55,14 @@ class ModelFetcher:
         }
 
     def start(self, *, now: bool = False) -> bool:
-        """Start a fetch unless one runs; a failed one waits out its backoff unless ``now``. True if one runs."""
+        """Start a fetch unless one runs; unless ``now``, not after one succeeded or the model was removed, and a
+        failed one waits out its backoff. True if one runs."""
         with self._lock:
             if self._thread is not None and self._thread.is_alive():
                 return True
-            if not now and (self.state == "removed" or (self.state == "failed" and time.monotonic() < self._next_try)):
-                return False
+            backing_off = self.state == "failed" and time.monotonic() < self._next_try
+            if not now and (self.state in ("ready", "removed") or backing_off):
+                return False  # (ready: fetched once; a model that then does not load is not fetched again and again)
             self.state, self.error = "downloading", None
             self._thread = threading.Thread(target=self._run, name="model-fetch", daemon=True)
             self._thread.start()

@@ -22,7 +22,6 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -57,18 +56,6 @@ def describe(name: str) -> tuple[Any, Any]:
             if description.model.lower() == name.lower():
                 return kind, description
     raise ValueError(f"fastembed has no text embedding model named {name!r}.")
-
-
-def known_models() -> list[dict[str, Any]]:
-    """fastembed's text embedding models that download from the hub: name, dimensions, size in MB."""
-    no_hub_telemetry()
-    from fastembed import TextEmbedding
-
-    return [
-        {"name": m["model"], "dim": m["dim"], "size_mb": round(float(m["size_in_GB"]) * 1000)}
-        for m in TextEmbedding.list_supported_models()
-        if (m.get("sources") or {}).get("hf")
-    ]
 
 
 def _repo_folder(repo: str) -> str:
@@ -110,7 +97,7 @@ def expected_bytes(name: str) -> int:
     return int(float(description.size_in_GB) * 1e9)
 
 
-def fetch(data_dir: Path, name: str, started: Callable[[], None] | None = None) -> Path:
+def fetch(data_dir: Path, name: str) -> Path:
     """Download ``name`` into the managed folder and return its model folder; :class:`ModelFetchError` (one
     sentence) when it cannot. Environment: ``HF_ENDPOINT`` (a mirror), ``HTTPS_PROXY``, ``HF_TOKEN``."""
     kind, description = describe(name)
@@ -123,8 +110,6 @@ def fetch(data_dir: Path, name: str, started: Callable[[], None] | None = None) 
     staging = root / f"{STAGING_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
     staging.mkdir()
     try:
-        if started is not None:
-            started()
         _quiet_hub()
         try:
             kind.download_files_from_huggingface(
