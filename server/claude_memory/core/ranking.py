@@ -252,8 +252,9 @@ def fuse(
     to the query (the contextual cosine of its best chunk), NaN where the row has no value of that component
     (a row with either is ranked on its own, neighbours too); ``coverage`` is the share of the query's idf
     mass a keyword hit matches (0 elsewhere). ``cosine``, the plain cosine (default: ``semantic``), is not
-    fused: it is reported, and decides confidence. ``window`` is the day or month the query names, and
-    ``asks_when`` whether it asks when something happened or how long it took."""
+    fused: it is reported, and decides confidence. ``chunks``, per row, is how many chunks ``semantic`` is the best
+    of (:attr:`Weights.chunk_penalty`). ``window`` is the day or month the query names, and ``asks_when`` whether it
+    asks when something happened or how long it took."""
     w = weights or Weights()
     n = len(facts)
     known = facts.ts != NO_TIME
