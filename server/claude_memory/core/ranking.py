@@ -224,6 +224,7 @@ _SCORED_PARTS = (
     "keyword_next",
     "semantic",
     "cosine",
+    "chunks",
     "date",
     "time",
     "substance",
@@ -331,6 +332,7 @@ def fuse(
         "keyword_next": keyword_next,
         "semantic": sem,
         "cosine": sem if cosine is None else np.where(np.isnan(cosine), 0.0, cosine),
+        "chunks": np.zeros(n) if chunks is None else np.where(has_sem, chunks, 0.0),  # the chunk penalty's count
         "date": in_window.astype(np.float64),
         "time": timed,
         "substance": substance,
