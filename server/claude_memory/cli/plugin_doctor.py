@@ -111,9 +111,10 @@ def check_data_dir(data_dir: Path) -> Check:
 def check_embedder(available: bool, reason: str | None, download: Mapping[str, Any] | None = None) -> Check:
     if available:
         return Check("embedding_model", "ok", "The embedding model loads: semantic search is on.")
-    state = (download or {}).get("state")
+    download = download or {}
+    state = download.get("state")
     if state == "downloading":
-        done, total = (download or {}).get("bytes") or 0, (download or {}).get("total") or 0
+        done, total = download.get("bytes") or 0, download.get("total") or 0
         return Check(
             "embedding_model",
             "warn",
@@ -121,7 +122,7 @@ def check_embedder(available: bool, reason: str | None, download: Mapping[str, A
             "serves meanwhile.",
         )
     if state == "failed":
-        reason = f"{(download or {}).get('error')} Fix the network (or set HF_ENDPOINT to a mirror) and run " + (
+        reason = f"{download.get('error')} Fix the network (or set HF_ENDPOINT to a mirror) and run " + (
             "`claude-memory model fetch`."
         )
     return Check(

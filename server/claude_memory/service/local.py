@@ -63,7 +63,7 @@ class LocalEngine:
 
     def semantics_notes(self) -> list[str]:
         notes = self.memory.warnings_for_semantics()
-        return [self.fetcher.error] if notes and self.fetcher.error else notes
+        return self.fetcher.explain(notes)
 
     def model_download(self) -> dict[str, Any]:
         return self.fetcher.status()

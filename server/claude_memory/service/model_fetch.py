@@ -84,6 +84,11 @@ class ModelFetcher:
         if self.state == "failed":
             raise ModelFetchError(self.error or f"The embedding model {self.name} could not be downloaded.")
 
+    def explain(self, notes: list[str]) -> list[str]:
+        """A host's notes on why semantic search is off, with the last failed download's sentence instead when
+        there was one (it says more than "not downloaded yet")."""
+        return [self.error] if notes and self.error else notes
+
     def hold(self) -> None:
         """The model was removed on purpose: no fetch starts on its own until one is asked for."""
         with self._lock:

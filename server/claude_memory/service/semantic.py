@@ -56,7 +56,7 @@ def semantic_candidates(
     if filters != EventFilters():
         labels, owners = events.admitted_chunks(filters)
         if len(labels) <= EXACT_CHUNKS:
-            scores = index.cosines(labels, (vector / (np.linalg.norm(vector) or 1.0)).astype(np.float32))
+            scores = index.cosines(labels, _unit(vector))
             held = scores != 0.0  # a zero row: not in the copy yet (or forgotten)
             return _best_per_event(events, owners[held], scores[held], limit)
         wanted = math.ceil(wanted * index.live_count / len(labels))
@@ -101,7 +101,7 @@ def similarities(
     if not len(labels):
         return Similarities(np.full(n, np.nan), np.full(n, np.nan), np.zeros(n))
     starts = np.cumsum(counts) - counts
-    query = (vector / (np.linalg.norm(vector) or 1.0)).astype(np.float32)
+    query = _unit(vector)
     own = index.vectors(np.where(counts > 0, labels[np.minimum(starts, len(labels) - 1)], -1))  # first chunks
     first_q = np.einsum("ij,j->i", own, query)  # not BLAS: its threads would wait on the model's spinning ones
     held = first_q != 0.0  # a zero row (no vector); a real vector exactly orthogonal to the query is as good as lost
@@ -147,6 +147,11 @@ def similarities(
     cosine, best, chunks = np.empty(n), np.empty(n), np.empty(n)
     cosine[order], best[order], chunks[order] = plain, mixed, counts
     return Similarities(cosine, best, chunks)
+
+
+def _unit(vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    unit: npt.NDArray[np.float32] = (vector / (np.linalg.norm(vector) or 1.0)).astype(np.float32)
+    return unit
 
 
 def _shifted(values: npt.NDArray[np.float32], by: int, n: int) -> npt.NDArray[np.float32]:

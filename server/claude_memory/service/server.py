@@ -398,7 +398,7 @@ class MemoryService:
 
     def semantics_notes(self) -> list[str]:
         notes: list[str] = self._call(self.memory.warnings_for_semantics, INTERACTIVE)
-        return [self.fetcher.error] if notes and self.fetcher.error else notes
+        return self.fetcher.explain(notes)
 
     # ------------------------------------------------------------------ the embedding model
 

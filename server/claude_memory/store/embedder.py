@@ -113,12 +113,15 @@ class Embedder:
         if self.explicit is not None:
             self._model = self._from_folder(TextEmbedding, self.explicit, "path")
             return
-        if self.recorded is not None and (self.recorded / "model.onnx").exists():
-            ours = self.data_dir is not None and self.recorded.is_relative_to(self.data_dir / "models")
-            self._model = self._from_folder(TextEmbedding, self.recorded, "managed" if ours else "recorded")
+        if (
+            self.recorded is not None
+            and not self._is_managed(self.recorded)
+            and (self.recorded / "model.onnx").exists()
+        ):
+            self._model = self._from_folder(TextEmbedding, self.recorded, "recorded")
             if self._model is not None:
                 return
-        managed = self._managed()
+        managed = self._managed()  # (a recorded managed copy is found here, under its own name)
         if managed is not None:
             self._model = self._from_folder(TextEmbedding, managed, "managed")
             if self._model is not None:
@@ -131,6 +134,11 @@ class Embedder:
             self.model_path = None
             if self.reason is None:
                 self.reason = self._missing()
+
+    def _is_managed(self, folder: Path) -> bool:
+        from claude_memory.store import model_files
+
+        return self.data_dir is not None and folder.is_relative_to(model_files.models_dir(self.data_dir))
 
     def _managed(self) -> Path | None:
         if self.data_dir is None:

@@ -175,19 +175,20 @@ def _verify(repo: Path) -> None:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while block := handle.read(_READ):
-            digest.update(block)
-    return digest.hexdigest()
+    return _digest(path, hashlib.sha256())
 
 
 def _git_sha1(path: Path) -> str:
-    digest = hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False)
+    """The hash git names a blob by: sha1 of a ``blob <size>`` header and the content."""
+    return _digest(path, hashlib.sha1(f"blob {path.stat().st_size}\0".encode(), usedforsecurity=False))
+
+
+def _digest(path: Path, digest: Any) -> str:
+    """``digest`` (a hashlib object) updated with the file's content, as hex."""
     with path.open("rb") as handle:
         while block := handle.read(_READ):
             digest.update(block)
-    return digest.hexdigest()
+    return str(digest.hexdigest())
 
 
 def _clear_stale_staging(root: Path) -> None:
