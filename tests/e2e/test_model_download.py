@@ -78,9 +78,28 @@ def test_import_on_a_fresh_install_downloads_the_model_and_a_new_shell_searches_
     status = as_json(run(data, "model", "status", "--json"))
     assert status["available"] and status["source"] == "managed" and status["managed"]
     assert status["recorded"]["model_id"] == status["model_id"] and status["recorded"]["fingerprint"]
+    assert status["int8"] and Path(status["path"]).parent == data / "models" / "int8"  # made from the download
+    assert not list((data / "models" / "int8").glob(".download-*"))
     found = as_json(run(data, "search", "output a salutation", "--project", fx.WORK, "--json"))
     assert found["meta"]["mode"] == "hybrid" and "degraded" not in found["meta"]
     assert any("greeting" in r["text"].lower() for r in found["results"])
+
+
+def test_a_store_embedded_in_float32_keeps_float32_when_int8_is_turned_on(
+    model: Path, data: Path, fixtures_home: Path
+) -> None:
+    data.mkdir(parents=True)
+    settings = data / "settings.json"
+    settings.write_text(json.dumps({"embedding_int8": False}))
+    with serving(model) as (endpoint, _):
+        as_json(run(data, "import", "--claude-home", str(fixtures_home), "--settle-seconds", "0", "--json",
+                    endpoint=endpoint))  # fmt: skip
+    before = as_json(run(data, "model", "status", "--json"))
+    assert before["available"] and not before["int8"] and Path(before["path"]).is_relative_to(data / MANAGED)
+    settings.unlink()  # int8 is the default again: the store's vectors are float32 ones, so float32 it stays
+    after = as_json(run(data, "model", "status", "--json"))
+    assert not after["int8"] and after["model_id"] == before["model_id"] == after["recorded"]["model_id"]
+    assert as_json(run(data, "search", "greeting", "--json"))["meta"]["mode"] == "hybrid"
 
 
 def test_a_store_embedded_with_an_explicit_folder_finds_it_again_without_the_variable(
@@ -197,3 +216,47 @@ def test_the_service_downloads_a_missing_model_in_the_background_and_status_show
     assert "downloading" in states or "ready" in states
     assert client.call("model_status")["recorded"]["source"] == "managed"
     assert any("model.onnx" in r for r in hub.requests)
+
+
+def test_model_use_without_a_service_switches_the_store_now(model: Path, data: Path, fixtures_home: Path) -> None:
+    with serving(model) as (endpoint, _):
+        as_json(run(data, "import", "--claude-home", str(fixtures_home), "--settle-seconds", "0", "--json",
+                    endpoint=endpoint))  # fmt: skip
+    before = as_json(run(data, "model", "status", "--json"))
+    assert before["int8"]
+    after = as_json(run(data, "model", "use", "float32", "--json"))  # no service: done now, to the end
+    assert not after["int8"] and after["switch"] is None and after["model_id"] != before["model_id"]
+    assert after["recorded"]["model_id"] == after["model_id"] and Path(after["path"]).is_relative_to(data / MANAGED)
+    later = as_json(run(data, "model", "status", "--json"))  # a new shell finds the float32 model
+    assert not later["int8"] and later["model_id"] == after["model_id"]
+    found = as_json(run(data, "search", "output a salutation", "--project", fx.WORK, "--json"))
+    assert found["meta"]["mode"] == "hybrid" and any("greeting" in r["text"].lower() for r in found["results"])
+    bad = run(data, "model", "use", "no-such/model-anywhere")
+    assert bad.returncode == 1 and "neither int8, float32" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_model_use_through_the_service_switches_in_the_background_while_search_goes_on(
+    service: tuple[ServiceClient, Any], tmp_path: Path, fixtures_home: Path
+) -> None:
+    client, _ = service
+    shutil.copytree(fixtures_home / "projects", tmp_path / "claude" / "projects", dirs_exist_ok=True)
+    deadline = time.monotonic() + 120
+    while not client.call("model_status")["available"]:
+        assert time.monotonic() < deadline, "the model was not downloaded"
+        time.sleep(0.2)
+    client.call("import", {"settle_seconds": 0}, timeout=300)
+    before = client.call("model_status")
+    assert before["int8"] and before["switch"] is None
+    started = client.call("model_use", {"target": "float32"}, timeout=120)
+    assert started["model_id"] == before["model_id"]  # answered at once: the int8 model serves meanwhile
+    modes = []
+    deadline = time.monotonic() + 240
+    while (state := client.call("model_status"))["switch"] is not None:
+        assert state["switch"]["error"] is None and time.monotonic() < deadline, state["switch"]
+        modes.append(client.call("search", {"query": "output a salutation", "limit": 5})["meta"]["mode"])
+        time.sleep(0.05)
+    assert set(modes) <= {"hybrid"}
+    assert not state["int8"] and state["model_id"] != before["model_id"]
+    assert state["recorded"]["model_id"] == state["model_id"]
+    found = client.call("search", {"query": "output a salutation", "limit": 5})
+    assert found["meta"]["mode"] == "hybrid" and any("greeting" in r["text"].lower() for r in found["results"])

@@ -64,6 +64,7 @@ def sample_params(transport: Transport, home: Path) -> dict[str, dict[str, Any]]
         "import": {"claude_home": str(home), "settle_seconds": 0},
         "model_status": {},
         "model_remove": {},
+        "model_use": {"target": "int8", "cancel": True},  # (a switch itself: tests/integration/test_model_switch.py)
     }
 
 

@@ -143,6 +143,8 @@ def test_a_store_from_before_the_traits_gains_them_when_opened(store: Path, tmp_
         old.execute("ALTER TABLE events DROP COLUMN names_time")
         old.execute("ALTER TABLE events DROP COLUMN is_question")
         old.execute("DROP TABLE IF EXISTS embedding_model")
+        old.execute("DROP TABLE IF EXISTS next_model")
+        old.execute("DROP TABLE IF EXISTS next_chunks")
         old.execute("DELETE FROM schema_migrations WHERE version > 6")
     finally:
         old.close()

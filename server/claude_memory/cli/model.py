@@ -1,4 +1,4 @@
-"""``claude-memory model status | fetch | remove``: the embedding model semantic search uses
+"""``claude-memory model status | fetch | use | remove``: the embedding model semantic search uses
 (:mod:`claude_memory.service.operations.model`)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -26,7 +26,8 @@ def status_lines(data: dict[str, Any]) -> list[str]:
     """``model status`` as text: which model, from where, and any download."""
     lines = [f"Model: {data['name']} ({data['model_id']})"]
     if data["available"]:
-        lines.append(f"Semantic search: on, from {data['source']} {data['path'] or 'fastembed cache'}")
+        precision = " (its int8 copy)" if data.get("int8") else ""
+        lines.append(f"Semantic search: on, from {data['source']}{precision} {data['path'] or 'fastembed cache'}")
     else:
         lines.append(f"Semantic search: off. {data['reason']}")
     recorded = data.get("recorded")
@@ -39,6 +40,11 @@ def status_lines(data: dict[str, Any]) -> list[str]:
     elif download["state"] == "failed":
         lines.append(f"Download failed {download['attempts']} times: {download['error']} (next try in "
                      f"{download['retry_in']} s)")  # fmt: skip
+    switch = data.get("switch")
+    if switch:
+        error = f"; {switch['error']}" if switch["error"] else ""
+        lines.append(f"Switching to {switch['model_id']} ({switch['requested']}): {switch['done']} of "
+                     f"{switch['events']} events embedded{error}")  # fmt: skip
     if data["offline"]:
         lines.append("Offline: on (nothing is downloaded)")
     return lines
@@ -50,7 +56,7 @@ def _show(data: dict[str, Any], *, as_json: bool) -> None:
 
 def register(app: typer.Typer, transport: TransportFactory) -> None:
     """Add the ``model`` command group; ``transport`` is the app's (the running service, else this process)."""
-    group = typer.Typer(help="The embedding model semantic search uses: see it, download it, delete it.",
+    group = typer.Typer(help="The embedding model semantic search uses: see it, download it, change it, delete it.",
                         no_args_is_help=True)  # fmt: skip
 
     @group.command("status")
@@ -75,6 +81,44 @@ def register(app: typer.Typer, transport: TransportFactory) -> None:
                 data = t.call("model_fetch", progress=bars, timeout=LONG_TIMEOUT)
             except KeyboardInterrupt:
                 fail("Download interrupted; nothing half-done was kept.", EXIT_INTERRUPTED)
+            finally:
+                if bars is not None:
+                    bars.stop()
+        _show(data, as_json=as_json)
+
+    @group.command("use")
+    def use_cmd(
+        ctx: typer.Context,
+        target: Annotated[
+            str,
+            typer.Argument(
+                help="int8, float32, a folder holding a model.onnx, or a model name "
+                "fastembed knows (e.g. BAAI/bge-small-en-v1.5)"
+            ),
+        ] = "",
+        name: Annotated[
+            str | None,
+            typer.Option(help="fastembed's name for a folder's model (its pooling); by default the current model's"),
+        ] = None,
+        cancel: Annotated[bool, typer.Option("--cancel", help="Give up the switch in progress.")] = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Embed every event again under another model, then use it.
+
+        The memory service does it in the background, and the current model keeps answering searches until the
+        new vectors are complete ('model status' shows how far it got); without a running service it is done now.
+        int8 is the downloaded model's int8 copy (about twice as fast to embed), float32 the download itself."""
+        if not target and not cancel:
+            fail("Say which model to use: int8, float32, a model folder or a model name.", 2)
+        err = Console(stderr=True)
+        bars = Bars(err) if err.is_terminal and not as_json else None
+        with transport(ctx) as t:
+            try:
+                data = t.call("model_use", {"target": target or "-", "name": name, "cancel": cancel},
+                              progress=bars, timeout=LONG_TIMEOUT)  # fmt: skip
+            except KeyboardInterrupt:
+                fail("Interrupted; the switch resumes where it was ('model use --cancel' gives it up).",
+                     EXIT_INTERRUPTED)  # fmt: skip
             finally:
                 if bars is not None:
                     bars.stop()

@@ -300,7 +300,9 @@ def _embedder_check(data_dir: Path) -> Check:
         else:
             return check_embedder(found["available"], found["reason"], found["download"])
     settings, _ = load_settings(data_dir)
-    embedder = Embedder(settings.embedding_model_path, data_dir=data_dir, offline=settings.is_offline)
+    embedder = Embedder(
+        settings.embedding_model_path, data_dir=data_dir, offline=settings.is_offline, int8=settings.embedding_int8
+    )
     return check_embedder(embedder.available, embedder.reason)
 
 

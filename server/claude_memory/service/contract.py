@@ -98,11 +98,20 @@ class Engine(Protocol):
     def model_download(self) -> dict[str, Any]:
         """The managed model's download: ``{state, bytes, total, error, attempts, retry_in}``."""
 
-    def fetch_model(self, progress: Progress) -> None:
-        """Download the managed model now and take it into use; ValueError when not allowed."""
+    def fetch_model(self, progress: Progress) -> dict[str, Any]:
+        """Download the managed model now and take it into use; ValueError when not allowed. Returns the model's
+        state (as ``model_status``)."""
 
     def remove_model(self) -> dict[str, Any]:
         """Delete the managed model: ``{removed, managed, note}``."""
+
+    def switch_model(self, requested: str, name: str | None, progress: Progress) -> dict[str, Any]:
+        """Start embedding the store again under another model (:mod:`claude_memory.service.model_switch`): in the
+        background in the service, to the end in-process; ValueError (one sentence) when it names no model.
+        Returns the model's state (as ``model_status``)."""
+
+    def cancel_switch(self) -> dict[str, Any]:
+        """Give up the model switch in progress; the model's state (as ``model_status``)."""
 
     def hook(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None: ...
 

@@ -14,12 +14,14 @@ from dataclasses import dataclass
 
 import duckdb
 import numpy as np
+import numpy.typing as npt
 
 from claude_memory.core.chunks import MAX_CHUNKS, MAX_TOOL_CHUNKS, chunk_hash, chunk_text
 from claude_memory.core.events import TOOL_USE
 from claude_memory.store import embedding_queue
 from claude_memory.store.embedder import Embedder
 from claude_memory.store.embedding_queue import Chunk, QueuedEvent
+from claude_memory.store.heap import release_freed_memory
 from claude_memory.store.vector_index import VectorIndex
 from claude_memory.store.writer import EventWriter
 
@@ -37,6 +39,42 @@ class QueueStatus:
     def to_json(self) -> dict[str, int]:
         return {"pending": self.pending, "failed": self.failed, "embedded_events": self.embedded_events,
                 "vectors": self.vectors, "index_live": self.index_live}  # fmt: skip
+
+
+@dataclass
+class EmbeddedBatch:
+    """Events cut into chunks and embedded: the chunks in order, and the vectors of the chunk texts that had none
+    stored (``new_vectors`` row i is ``new_hashes[i]``'s); ``known`` holds the stored ones the batch reuses."""
+
+    chunks: list[Chunk]
+    new_hashes: list[str]
+    new_vectors: npt.NDArray[np.float32]
+    known: dict[str, npt.NDArray[np.float32]]
+
+    def vectors(self) -> npt.NDArray[np.float32]:
+        """One row per chunk, in order."""
+        by_hash = dict(zip(self.new_hashes, self.new_vectors, strict=True)) | self.known
+        return np.stack([by_hash[c.content_hash] for c in self.chunks])
+
+
+def embed_events(con: duckdb.DuckDBPyConnection, embedder: Embedder, due: list[QueuedEvent]) -> EmbeddedBatch:
+    """Chunk the events' text and embed each chunk text the store has no vector for under ``embedder``'s model."""
+    model_id = embedder.model_id
+    chunks: list[Chunk] = []
+    texts: list[str] = []
+    for queued in due:
+        limit = MAX_TOOL_CHUNKS if queued.type == TOOL_USE else MAX_CHUNKS
+        for no, text in enumerate(chunk_text(queued.text, limit)):
+            chunks.append(Chunk(queued.event_id, no, chunk_hash(model_id, text)))
+            texts.append(text)
+    stored = embedding_queue.known_vectors(con, sorted({c.content_hash for c in chunks}))
+    todo: dict[str, str] = {}
+    for chunk, text in zip(chunks, texts, strict=True):
+        if chunk.content_hash not in stored:
+            todo.setdefault(chunk.content_hash, text)
+    new_vectors = embedder.embed(list(todo.values())) if todo else np.zeros((0, 0), dtype=np.float32)
+    known = {h: np.asarray(v, dtype=np.float32) for h, v in stored.items()}
+    return EmbeddedBatch(chunks, list(todo), new_vectors, known)
 
 
 class EmbeddingWorker:
@@ -81,6 +119,8 @@ class EmbeddingWorker:
             except Exception as exc:  # the model or the store failed for this batch: back off, go on
                 self._failed([q.event_id for q in due], exc)
                 continue
+            finally:
+                release_freed_memory()  # the model's activations: hundreds of MB held otherwise
             done += len(due)
             if progress:
                 progress(len(due))
@@ -89,25 +129,11 @@ class EmbeddingWorker:
         return done
 
     def _embed_batch(self, due: list[QueuedEvent]) -> None:
-        model_id = self.embedder.model_id
-        chunks: list[Chunk] = []
-        texts: list[str] = []
-        for queued in due:
-            limit = MAX_TOOL_CHUNKS if queued.type == TOOL_USE else MAX_CHUNKS
-            for no, text in enumerate(chunk_text(queued.text, limit)):
-                chunks.append(Chunk(queued.event_id, no, chunk_hash(model_id, text)))
-                texts.append(text)
-        known = embedding_queue.known_vectors(self.con, sorted({c.content_hash for c in chunks}))
-        todo: dict[str, str] = {}
-        for chunk, text in zip(chunks, texts, strict=True):
-            if chunk.content_hash not in known:
-                todo.setdefault(chunk.content_hash, text)
-        new_vectors = self.embedder.embed(list(todo.values())) if todo else np.zeros((0, 0), dtype=np.float32)
-        by_hash = dict(zip(todo, new_vectors, strict=True))
-        by_hash.update({h: np.asarray(v, dtype=np.float32) for h, v in known.items()})
-        labels = self.writer.add_embeddings([q.event_id for q in due], chunks, list(todo), new_vectors)
+        batch = embed_events(self.con, self.embedder, due)
+        event_ids = [q.event_id for q in due]
+        labels = self.writer.add_embeddings(event_ids, batch.chunks, batch.new_hashes, batch.new_vectors)
         if labels:
-            self.index.add(labels, np.stack([by_hash[c.content_hash] for c in chunks]))
+            self.index.add(labels, batch.vectors())
 
     def _failed(self, event_ids: list[int], exc: Exception) -> None:
         reason = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"

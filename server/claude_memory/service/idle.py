@@ -1,5 +1,6 @@
-"""What the memory service does when its worker has nothing queued: embed a small batch, save the vector
-index now and then, count the citations the hooks injected, and stop once its own code changed on disk.
+"""What the memory service does when its worker has nothing queued: embed a small batch (then a batch of a
+model switch, :mod:`claude_memory.service.model_switch`), save the vector index now and then, count the
+citations the hooks injected, and stop once its own code changed on disk.
 
 Runs in the worker thread (the worker's idle callback), except :meth:`IdleWork.count_uses` and
 :meth:`IdleWork.saw_request`, which any thread may call.
@@ -74,27 +75,26 @@ class IdleWork:
         memory = self._memory()
         if memory is None:
             return False
+        now = time.monotonic()
+        quiet = now - self._worker.last_request > QUIET_SECONDS
+        batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
         if not memory.model_ready():  # a download (on its own thread) brings it, unless not allowed
             if self.fetch_model is not None and memory.embedder.fetchable:
                 self.fetch_model()
-            return False
-        now = time.monotonic()
-        quiet = now - self._worker.last_request > QUIET_SECONDS
+            return memory.switch.step(batch)  # (a switch may be what brings a model back)
         if quiet:
             self.flush_uses()
-        if not self.embed_due and now - self._embed_checked < EMBED_RECHECK_SECONDS:
-            return False
-        batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
-        index = memory.vector_index()
-        done = EmbeddingWorker(memory.writer, memory.embedder, index).run(batch=batch, max_batches=1, save=False)
-        if done:
-            self._index_dirty_since = self._index_dirty_since or time.monotonic()
-            if time.monotonic() - self._index_dirty_since > SAVE_INDEX_EVERY:
-                self.save_index(force=True)
-            return True
-        self.embed_due, self._embed_checked = False, time.monotonic()
-        self.save_index()
-        return False
+        if self.embed_due or now - self._embed_checked >= EMBED_RECHECK_SECONDS:
+            index = memory.vector_index()
+            done = EmbeddingWorker(memory.writer, memory.embedder, index).run(batch=batch, max_batches=1, save=False)
+            if done:
+                self._index_dirty_since = self._index_dirty_since or time.monotonic()
+                if time.monotonic() - self._index_dirty_since > SAVE_INDEX_EVERY:
+                    self.save_index(force=True)
+                return True
+            self.embed_due, self._embed_checked = False, time.monotonic()
+            self.save_index()
+        return memory.switch.step(batch)  # a change of model, once the queue is empty
 
     def flush_uses(self) -> None:
         with self._uses_lock:

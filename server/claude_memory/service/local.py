@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from claude_memory import wire
 from claude_memory.config import claude_home as resolve_claude_home
 from claude_memory.core.paths import RuntimePaths
+from claude_memory.service import model_switch
 from claude_memory.service.capture import Capture, HookPayload
 from claude_memory.service.memory import Memory
 from claude_memory.service.model_fetch import ModelFetcher, remove_model
@@ -19,6 +20,7 @@ from claude_memory.service.recall import ContextParams, Recaller
 if TYPE_CHECKING:
     from claude_memory.wire import Progress
 
+SWITCH_BATCH = 256  # events per step of a model switch done in the foreground
 DEFAULT_SETTLE_SECONDS = 60.0  # `import --settle-seconds`: a transcript untouched this long is finished for now
 
 
@@ -68,12 +70,34 @@ class LocalEngine:
     def model_download(self) -> dict[str, Any]:
         return self.fetcher.status()
 
-    def fetch_model(self, progress: Progress) -> None:
+    def fetch_model(self, progress: Progress) -> dict[str, Any]:
         refusal = self.memory.embedder.fetch_refusal()
         if refusal:
             raise ValueError(refusal)
         self.fetcher.fetch(progress)
         self.memory.model_changed()
+        return self._model_state()
+
+    def switch_model(self, requested: str, name: str | None, progress: Progress) -> dict[str, Any]:
+        """No service to do it in the background: the whole switch, now, with progress in events."""
+        switch = self.memory.switch
+        state = switch.start(model_switch.resolve(self.memory, requested, name))
+        progress.start("embed", int(state["events"]))
+        shown = int(state["done"])
+        while switch.step(SWITCH_BATCH):
+            done = int((switch.status() or {"done": state["events"]})["done"])
+            progress.advance(done - shown)
+            shown = done
+        if switch.active:  # a batch failed: its sentence
+            raise ValueError((switch.status() or {}).get("error") or "The model switch stopped.")
+        return self._model_state()
+
+    def cancel_switch(self) -> dict[str, Any]:
+        self.memory.switch.cancel()
+        return self._model_state()
+
+    def _model_state(self) -> dict[str, Any]:
+        return {**self.memory.model_status(), "download": self.fetcher.status()}
 
     def remove_model(self) -> dict[str, Any]:
         return remove_model(self.memory, self.fetcher)

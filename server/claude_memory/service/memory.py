@@ -35,10 +35,11 @@ from claude_memory.service.disclosure import LayerCache
 from claude_memory.service.discovery import Discovery, TranscriptFile, discover
 from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
+from claude_memory.service.model_switch import ModelSwitch
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.search import Retrieval, SearchHit, search
 from claude_memory.store import db, files, forget, health, ledger, model_files, queries
-from claude_memory.store.embedder import Embedder
+from claude_memory.store.embedder import DEFAULT_MODEL, Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.ledger import ForgetLedger
 from claude_memory.store.postings import PostingsIndex, idf
@@ -82,19 +83,27 @@ class Memory:
         self.writer = EventWriter(self.con, self.changes, self.ledger)
         self.tokenizer = QueryTokenizer()
         self.read_only = read_only
-        recorded = queries.recorded_model(self.con)
-        self.embedder = Embedder(
-            self.settings.embedding_model_path,
-            data_dir=data_dir,
-            recorded=Path(recorded["path"]) if recorded and recorded["path"] else None,
-            offline=self.settings.is_offline,
-        )
-        self._model_recorded = False
+        self.embedder = self._make_embedder()
+        self._model_checked = False  # the loaded model was compared with the store's (model_ready)
+        self._model_conflict: str | None = None  # why the loaded model may not be used with the store's vectors
         self._index: VectorIndex | None = None
         self._events = EventMap()  # ranking's in-memory view of the store, refreshed before each search
         self._postings = PostingsIndex()  # BM25 postings in memory (~23 MB at 100k events), refreshed likewise
         self.layer_cache = LayerCache()  # progressive-disclosure results, valid for one store generation
         self._pool: ThreadPoolExecutor | None = None  # embeds search queries beside BM25
+        self.switch = ModelSwitch(self)  # a change of embedding model in progress (claude-memory model use)
+
+    def _make_embedder(self) -> Embedder:
+        """The embedding model as the store recorded it (its name and folder), the settings and the variables."""
+        recorded = queries.recorded_model(self.con)
+        return Embedder(
+            self.settings.embedding_model_path,
+            str(recorded["name"]) if recorded else DEFAULT_MODEL,
+            data_dir=self.data_dir,
+            recorded=Path(recorded["path"]) if recorded and recorded["path"] else None,
+            offline=self.settings.is_offline,
+            int8=self.settings.embedding_int8,
+        )
 
     def close(self) -> None:
         if self._pool is not None:
@@ -166,18 +175,32 @@ class Memory:
     # ------------------------------------------------------------------ embeddings
 
     def model_ready(self) -> bool:
-        """Whether the embedding model is loaded. The first time it is, in a store opened for writing, it is
-        recorded with the store (when it differs from the one recorded), so that every later process finds it."""
+        """Whether the embedding model is loaded and is the one the store's vectors were made with. The first time
+        it is, in a store opened for writing, it is recorded with the store (when it differs from the one recorded
+        and the store holds no vectors yet), so that every later process finds it. A different model while the
+        store holds vectors is refused (its queries would be compared with another model's vectors): semantic
+        search stays off, and ``reason`` says to switch with ``model use``."""
         if not self.embedder.available:
             return False
-        if not self._model_recorded and not self.read_only:
-            self._model_recorded = True
+        if not self._model_checked:
+            self._model_checked = True
             embedder, known = self.embedder, queries.recorded_model(self.con)
             path = str(embedder.model_path) if embedder.model_path else None
-            if known is None or (known["model_id"], known["path"]) != (embedder.model_id, path):
+            if known is not None and known["model_id"] != embedder.model_id and queries.has_vectors(self.con):
+                self._model_conflict = (
+                    f"The store's vectors were made with {known['model_id']}, not with the model loaded here "
+                    f"({embedder.model_id}, from {path or embedder.source}); to change models, unset the variable "
+                    "or setting that names it and run 'claude-memory model use' with it. Keyword search still works."
+                )
+            elif not self.read_only and (
+                known is None or (known["model_id"], known["path"]) != (embedder.model_id, path)
+            ):
                 fingerprint = model_files.fingerprint(embedder.model_path) if embedder.model_path else None
                 self.writer.record_model(embedder.model_name, embedder.model_id, embedder.source or "cache", path,
                                          fingerprint)  # fmt: skip
+        if self._model_conflict is not None:
+            self.embedder.reason = self._model_conflict
+            return False
         return True
 
     def model_status(self) -> dict[str, Any]:
@@ -193,20 +216,31 @@ class Memory:
             "available": available,
             "source": embedder.source,
             "path": str(embedder.model_path) if embedder.model_path else None,
+            "int8": embedder.quantized,
             "reason": embedder.reason,
             "offline": embedder.offline,
             "fetchable": embedder.fetchable,
             "recorded": queries.recorded_model(self.con),
+            "switch": self.switch.status(),
             "managed": str(managed) if managed else None,
         }
 
     def model_changed(self) -> None:
         """A model was downloaded or removed: look for it again, and open the index under its id."""
         self.embedder.reset()
-        self._model_recorded = False
+        self._model_checked, self._model_conflict = False, None
         if self._index is not None:
             self._index.save()
         self._index = None
+
+    def model_switched(self, index: VectorIndex) -> None:
+        """A model switch finished (:mod:`claude_memory.service.model_switch`): the store's vectors are the new
+        model's, ``index`` holds them; the model is loaded as any later process will find it."""
+        self.embedder = self._make_embedder()
+        self._model_checked, self._model_conflict = False, None
+        self._index = index if self.embedder.available and self.embedder.model_id == index.model_id else None
+        self._events = EventMap()  # every label changed
+        self.layer_cache.clear()
 
     def vector_index(self) -> VectorIndex:
         """The hnswlib index, loaded (and brought level with the store) on first use."""
@@ -407,6 +441,7 @@ class Memory:
         count, labels = self.writer.forget(selector)
         if count:
             self.writer.refresh_projects()
+            self.switch.forget(labels)
             index = self.vector_index()
             index.remove(labels)
             if labels and index.live_count <= REBUILD_INDEX_AFTER_FORGET:

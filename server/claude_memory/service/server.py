@@ -31,6 +31,7 @@ from claude_memory.core import locations
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.injection import hook_output
 from claude_memory.core.paths import RuntimePaths, ensure_private_dir, socket_dir
+from claude_memory.service import model_switch
 from claude_memory.service.capture import Capture, HookPayload
 from claude_memory.service.contract import NoProgress, Priority
 from claude_memory.service.discovery import TranscriptFile, discover, transcript_file
@@ -405,13 +406,31 @@ class MemoryService:
     def model_download(self) -> dict[str, Any]:
         return self.fetcher.status()
 
-    def fetch_model(self, progress: Progress) -> None:
+    def fetch_model(self, progress: Progress) -> dict[str, Any]:
         """Download the model now (in the connection's thread, which waits), then take it into use."""
         refusal = self._call(lambda: self.memory.embedder.fetch_refusal(), INTERACTIVE)
         if refusal:
             raise ValueError(refusal)
         self.fetcher.fetch(progress)
         self._call(self._take_model, INTERACTIVE)
+        state: dict[str, Any] = self._call(self._model_state, INTERACTIVE)
+        return state
+
+    def switch_model(self, requested: str, name: str | None, progress: Progress) -> dict[str, Any]:
+        """Resolved here (a download or the int8 copy may take a while), started by the worker; its idle steps do
+        the rest while searches go on."""
+        target = model_switch.resolve(self.memory, requested, name)
+        self._call(lambda: self.memory.switch.start(target), INTERACTIVE)
+        state: dict[str, Any] = self._call(self._model_state, INTERACTIVE)
+        return state
+
+    def cancel_switch(self) -> dict[str, Any]:
+        self._call(self.memory.switch.cancel, INTERACTIVE)
+        state: dict[str, Any] = self._call(self._model_state, INTERACTIVE)
+        return state
+
+    def _model_state(self) -> dict[str, Any]:
+        return {**self.memory.model_status(), "download": self.fetcher.status()}
 
     def remove_model(self) -> dict[str, Any]:
         return remove_model(self.memory, self.fetcher)

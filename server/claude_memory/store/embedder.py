@@ -27,7 +27,9 @@ class Embedder:
        tokenizer files (the user said so: when it cannot be loaded, that is the reason given);
     2. ``recorded``: the folder the store's vectors were made with, recorded in the store, when it still
        exists (so a process started without the variable finds the same model);
-    3. the managed copy in ``<data_dir>/models`` (:mod:`claude_memory.store.model_files`);
+    3. the managed copy in ``<data_dir>/models`` (:mod:`claude_memory.store.model_files`): its int8 copy when
+       ``int8`` and the model was measured quantized, unless the store's vectors were made with the float32
+       one (and the int8 copy whenever the store's were made with it);
     4. fastembed's own cache, without network access.
 
     When none loads, ``available`` is False and ``reason`` says why in one sentence; ``fetchable`` says
@@ -42,6 +44,7 @@ class Embedder:
         data_dir: Path | None = None,
         recorded: Path | None = None,
         offline: bool = False,
+        int8: bool = True,
     ) -> None:
         env = os.environ.get(MODEL_PATH_ENV)
         self.explicit = model_path or (Path(env).expanduser() if env else None)
@@ -49,6 +52,7 @@ class Embedder:
         self.data_dir = data_dir
         self.recorded = recorded
         self.offline = offline
+        self.int8 = int8
         self.model_path: Path | None = self.explicit  # the folder loaded (None: fastembed's cache)
         self.source: str | None = None  # path | recorded | managed | cache, once loaded
         self.reason: str | None = None
@@ -123,7 +127,11 @@ class Embedder:
                 return
         managed = self._managed()  # (a recorded managed copy is found here, under its own name)
         if managed is not None:
-            self._model = self._from_folder(TextEmbedding, managed, "managed")
+            quantized = self._int8_of(managed)
+            if quantized is not None:
+                self._model = self._from_folder(TextEmbedding, quantized, "managed")
+            if self._model is None:
+                self._model = self._from_folder(TextEmbedding, managed, "managed")
             if self._model is not None:
                 return
         try:
@@ -139,6 +147,35 @@ class Embedder:
         from claude_memory.store import model_files
 
         return self.data_dir is not None and folder.is_relative_to(model_files.models_dir(self.data_dir))
+
+    @property
+    def quantized(self) -> bool:
+        """Whether the model loaded is the int8 copy made here."""
+        return self.model_path is not None and self._is_int8(self.model_path)
+
+    def _is_int8(self, folder: Path) -> bool:
+        from claude_memory.store import model_files
+
+        return self.data_dir is not None and folder.is_relative_to(
+            model_files.models_dir(self.data_dir) / model_files.INT8_DIR
+        )
+
+    def _int8_of(self, managed: Path) -> Path | None:
+        """The int8 copy to load instead of the managed float32 ``managed`` (made now if missing), or None."""
+        from claude_memory.store import model_files
+
+        assert self.data_dir is not None  # (there is a managed copy)
+        if not model_files.quantizable(self.model_name):
+            return None
+        recorded = self.recorded
+        recorded_int8 = recorded is not None and self._is_int8(recorded)
+        recorded_float = recorded is not None and self._is_managed(recorded) and not recorded_int8
+        if recorded_float or not (self.int8 or recorded_int8):
+            return None  # the store's vectors are float32 ones, or the user wants float32
+        try:
+            return model_files.make_int8(self.data_dir, self.model_name, managed)
+        except model_files.ModelFetchError:
+            return None  # the float32 model serves
 
     def _managed(self) -> Path | None:
         if self.data_dir is None:

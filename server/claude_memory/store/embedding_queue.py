@@ -71,3 +71,47 @@ def queue_counts(con: duckdb.DuckDBPyConnection) -> QueueCounts:
         embedded_events=one("SELECT count(DISTINCT event_id) FROM chunks"),
         vectors=one("SELECT count(*) FROM vectors"),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class NextModel:
+    """A change of embedding model in progress (``next_model``), with how far it got."""
+
+    name: str
+    model_id: str
+    path: str
+    source: str
+    requested: str
+    done_seq: int
+    last_error: str | None
+    events: int  # in the store
+    done: int  # of them, embedded under the next model
+
+    def to_json(self) -> dict[str, object]:
+        return {"requested": self.requested, "name": self.name, "model_id": self.model_id, "path": self.path,
+                "events": self.events, "done": self.done, "error": self.last_error}  # fmt: skip
+
+
+def next_model(con: duckdb.DuckDBPyConnection) -> NextModel | None:
+    row = con.execute(
+        "SELECT name, model_id, path, source, requested, done_seq, last_error, (SELECT count(*) FROM events), "
+        "(SELECT count(*) FROM events WHERE seq <= n.done_seq) FROM next_model n"
+    ).fetchone()
+    if row is None:
+        return None
+    return NextModel(str(row[0]), str(row[1]), str(row[2]), str(row[3]), str(row[4]), int(row[5]),
+                     row[6], int(row[7]), int(row[8]))  # fmt: skip
+
+
+def next_due(con: duckdb.DuckDBPyConnection, after_seq: int, limit: int) -> tuple[list[QueuedEvent], int]:
+    """Up to ``limit`` events past ``after_seq``, in store order, for the model switch; and the highest seq
+    among them (``after_seq`` when there are none)."""
+    rows = con.execute(
+        "SELECT id, text, type, seq FROM events WHERE seq > ? ORDER BY seq LIMIT ?", [after_seq, limit]
+    ).fetchall()
+    return [QueuedEvent(int(r[0]), str(r[1]), str(r[2])) for r in rows], (int(rows[-1][3]) if rows else after_seq)
+
+
+def switching(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a change of model is in progress (reads nothing else: cheap when a store is opened)."""
+    return con.execute("SELECT EXISTS (SELECT 1 FROM next_model)").fetchone() == (True,)

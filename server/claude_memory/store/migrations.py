@@ -191,4 +191,28 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         );
         """,
     ),
+    (
+        "0011_model_switch",
+        """
+        -- A change of embedding model in progress (claude-memory model use; at most one row): every event is
+        -- embedded again under the next model, into next_chunks, while chunks (the current model's) keep serving
+        -- search; when every event is done, one transaction puts next_chunks in their place and records the model.
+        CREATE TABLE next_model (
+            name          VARCHAR NOT NULL,            -- fastembed's model name
+            model_id      VARCHAR NOT NULL,            -- the next vectors' space
+            path          VARCHAR NOT NULL,            -- the folder its model.onnx is loaded from
+            source        VARCHAR NOT NULL,            -- path | managed: how later processes find it
+            requested     VARCHAR NOT NULL,            -- what was asked for: a name, a folder, int8 or float32
+            started_at    TIMESTAMP NOT NULL,
+            done_seq      BIGINT NOT NULL,             -- events up to this seq have their next chunks
+            last_error    VARCHAR                      -- one sentence, when the last batch failed
+        );
+        CREATE TABLE next_chunks (                   -- as chunks; labels come from the same counter
+            label         BIGINT PRIMARY KEY,
+            event_id      BIGINT NOT NULL,
+            chunk_no      INTEGER NOT NULL,
+            content_hash  VARCHAR NOT NULL
+        );
+        """,
+    ),
 )

@@ -10,6 +10,9 @@ directory's ``models``, and a download never lands there half-done:
   the blob of a large file is named by its sha256, a small one by its git blob hash);
 - only then is the model's folder moved into place, with one rename; a failure removes the staging folder.
 
+A model whose int8 quantization was measured (``QUANTIZABLE``) also gets an int8 copy, made here from the
+float32 one (:mod:`claude_memory.store.quantize`) into ``models/int8/<model>``, staged and renamed likewise.
+
 Nothing here opens the store; :class:`~claude_memory.store.embedder.Embedder` loads what this module fetched.
 """
 
@@ -26,6 +29,10 @@ from pathlib import Path
 from typing import Any, Final
 
 MODELS_DIR: Final = "models"  # in the data directory
+INT8_DIR: Final = "int8"  # in MODELS_DIR: the int8 copies made here
+# Models whose int8 copy was measured against their float32 vectors and on both dev benchmarks
+# (bench/bench_quantize.py, docs/architecture.md); others are used as downloaded.
+QUANTIZABLE: Final = frozenset({"sentence-transformers/all-minilm-l6-v2"})
 STAGING_PREFIX: Final = ".download-"
 _SHA256: Final = re.compile(r"[0-9a-f]{64}")
 _GIT_SHA1: Final = re.compile(r"[0-9a-f]{40}")
@@ -76,6 +83,49 @@ def installed(data_dir: Path, name: str) -> Path | None:
         return None
     needed = [description.model_file, *description.additional_files, "tokenizer.json"]
     return snapshot if all((snapshot / f).exists() for f in needed) else None
+
+
+def int8_folder(data_dir: Path, name: str) -> Path:
+    return models_dir(data_dir) / INT8_DIR / name.replace("/", "--")
+
+
+def quantizable(name: str) -> bool:
+    return name.lower() in QUANTIZABLE
+
+
+def installed_int8(data_dir: Path, name: str) -> Path | None:
+    """The int8 copy of ``name``, if it was made."""
+    folder = int8_folder(data_dir, name)
+    return folder if (folder / "model.onnx").exists() and (folder / "tokenizer.json").exists() else None
+
+
+def make_int8(data_dir: Path, name: str, source: Path) -> Path:
+    """The int8 copy of the float32 model in ``source`` (made now if missing, ~3 s on 2 cores);
+    :class:`ModelFetchError` (one sentence) when it cannot be made."""
+    done = installed_int8(data_dir, name)
+    if done is not None:
+        return done
+    from claude_memory.store.quantize import quantize_int8
+
+    target = int8_folder(data_dir, name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _clear_stale_staging(target.parent)
+    staging = target.parent / f"{STAGING_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    staging.mkdir()
+    try:
+        for item in source.iterdir():
+            if item.name != "model.onnx" and item.is_file():
+                shutil.copyfile(item, staging / item.name)  # (the snapshot's files are links to blobs)
+        quantize_int8(source / "model.onnx", staging / "model.onnx")
+        if installed_int8(data_dir, name) is None:  # (another process may have made it meanwhile)
+            os.replace(staging, target)
+    except ImportError as exc:
+        raise ModelFetchError(f"The int8 copy of {name} needs the onnx package ({exc.name} is missing).") from exc
+    except Exception as exc:  # disk full, a model the quantizer cannot read: the float32 model serves instead
+        raise ModelFetchError(f"The int8 copy of {name} could not be made ({type(exc).__name__}).") from exc
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
 
 
 def staged_bytes(data_dir: Path) -> int:
@@ -131,19 +181,24 @@ def fetch(data_dir: Path, name: str) -> Path:
     folder = installed(data_dir, name)
     if folder is None:
         raise ModelFetchError(f"The download of {name} is missing files, so nothing was kept.")
+    if quantizable(name):
+        shutil.rmtree(int8_folder(data_dir, name), ignore_errors=True)  # made from the model just replaced
+        with contextlib.suppress(ModelFetchError):  # the float32 model serves; loading tries once more
+            make_int8(data_dir, name, folder)
     return folder
 
 
 def remove(data_dir: Path, name: str) -> bool:
-    """Delete the managed copy of ``name``; False when there was none."""
+    """Delete the managed copy of ``name`` and its int8 copy; False when there was none."""
     _, description = describe(name)
-    target = models_dir(data_dir) / _repo_folder(description.sources.hf)
-    if not target.exists():
-        return False
-    aside = target.with_name(f"{STAGING_PREFIX}removed-{uuid.uuid4().hex[:8]}")
-    os.replace(target, aside)  # gone at once for any loader; the bytes follow
-    shutil.rmtree(aside, ignore_errors=True)
-    return True
+    removed = False
+    for target in (models_dir(data_dir) / _repo_folder(description.sources.hf), int8_folder(data_dir, name)):
+        if target.exists():
+            aside = target.with_name(f"{STAGING_PREFIX}removed-{uuid.uuid4().hex[:8]}")
+            os.replace(target, aside)  # gone at once for any loader; the bytes follow
+            shutil.rmtree(aside, ignore_errors=True)
+            removed = True
+    return removed
 
 
 def fingerprint(folder: Path) -> str:

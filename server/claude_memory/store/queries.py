@@ -265,3 +265,8 @@ def recorded_model(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
     if row is None:
         return None
     return dict(zip(("name", "model_id", "source", "path", "fingerprint"), row, strict=True))
+
+
+def has_vectors(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether any event is embedded (a chunk exists)."""
+    return con.execute("SELECT EXISTS (SELECT 1 FROM chunks)").fetchone() == (True,)

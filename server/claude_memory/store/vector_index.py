@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow.compute as pc
 
-INDEX_FILE: Final = "vectors.hnsw"
+INDEX_FILE: Final = "vectors.hnsw"  # the files of the store's index (stem "vectors")
 META_FILE: Final = "vectors.hnsw.json"
 COPY_FILE: Final = "vectors.q8"
 EF_SEARCH: Final = 128
@@ -44,11 +44,14 @@ Labels = npt.NDArray[np.int64]
 Scores = npt.NDArray[np.float64]
 
 
+NEXT_STEM: Final = "vectors.next"  # a model switch's index, built beside the current one (``next_chunks``)
+
+
 class VectorIndex:
-    def __init__(self, data_dir: Path, model_id: str) -> None:
-        self.path = data_dir / INDEX_FILE
-        self.meta_path = data_dir / META_FILE
-        self.copy_path = data_dir / COPY_FILE
+    def __init__(self, data_dir: Path, model_id: str, *, table: str = "chunks", stem: str = "vectors") -> None:
+        """The index of the chunks in ``table`` (``chunks``, or a model switch's ``next_chunks``), in the files
+        named ``stem``."""
+        self._place(data_dir, table, stem)
         self.model_id = model_id
         self._index: Any = None
         self._copy: np.memmap[Any, np.dtype[np.uint8]] | None = None  # rows of encode_rows()
@@ -56,7 +59,30 @@ class VectorIndex:
         self.deleted = 0
         self.rebuilt = False  # set when load() had to rebuild: the caller may report it
 
+    def _place(self, data_dir: Path, table: str, stem: str) -> None:
+        self.table = table
+        self.path = data_dir / f"{stem}.hnsw"
+        self.meta_path = data_dir / f"{stem}.hnsw.json"
+        self.copy_path = data_dir / f"{stem}.q8"
+
     # ------------------------------------------------------------------ lifecycle
+
+    def take_place_of(self, current: VectorIndex) -> None:
+        """A model switch's index becomes the store's: its files replace ``current``'s (call it once its chunks are
+        the ``chunks`` table). A crash half-way leaves files of the wrong model, which the next load rebuilds."""
+        self.save()
+        for mine, theirs in ((self.path, current.path), (self.copy_path, current.copy_path),
+                             (self.meta_path, current.meta_path)):  # fmt: skip
+            if mine.exists():
+                os.replace(mine, theirs)
+        self._place(current.path.parent, current.table, current.path.name.removesuffix(".hnsw"))
+        if self._copy is not None:
+            self._copy = np.memmap(self.copy_path, dtype=np.uint8, mode="r+", shape=self._copy.shape)
+
+    def remove_files(self) -> None:
+        """Delete this index's files (a model switch given up)."""
+        self._index, self._copy = None, None
+        self.save()  # (with no index: deletes them)
 
     def load(self, con: duckdb.DuckDBPyConnection) -> None:
         """Open the index and bring it level with DuckDB (add missing labels, or rebuild)."""
@@ -86,7 +112,7 @@ class VectorIndex:
                 self._copy.flush()
             self._write_meta()  # the index file is unchanged: only the copy's extent is new
         repaired = issued > self.max_label and self._add_from_db(con, f"label > {self.max_label}") > 0
-        row = con.execute("SELECT count(*) FROM chunks").fetchone()
+        row = con.execute(f"SELECT count(*) FROM {self.table}").fetchone()
         if self.live_count != (int(row[0]) if row else 0):
             # Labels DuckDB no longer has (a crash between forget's commit and the index update) or lacks
             # below the highest: only a rebuild gets rid of a forgotten vector, or finds a missing one.
@@ -237,23 +263,23 @@ class VectorIndex:
     def _copy_from_db(self, con: duckdb.DuckDBPyConnection, where: str) -> None:
         """Fill the vector copy for the chunks ``where`` selects (live ones: forgotten chunks have no row)."""
         self._reserve(self.max_label + 1, self._index.dim)
-        for labels, vectors in _stored(con, where):
+        for labels, vectors in _stored(con, where, self.table):
             self._write_copy(labels, vectors)
 
     def _add_from_db(self, con: duckdb.DuckDBPyConnection, where: str) -> int:
         added = 0
-        for labels, vectors in _stored(con, where):
+        for labels, vectors in _stored(con, where, self.table):
             self.add(labels.tolist(), vectors)
             added += len(labels)
         return added
 
 
 def _stored(
-    con: duckdb.DuckDBPyConnection, where: str, page: int = 20_000
+    con: duckdb.DuckDBPyConnection, where: str, table: str, page: int = 20_000
 ) -> Iterator[tuple[Labels, npt.NDArray[np.float32]]]:
-    """The stored vectors of the chunks ``where`` selects (``c`` is chunks), streamed a page at a time."""
+    """The stored vectors of the chunks ``where`` selects (``c`` is ``table``), streamed a page at a time."""
     reader = con.execute(
-        f"SELECT c.label, v.vector FROM chunks c JOIN vectors v USING (content_hash) WHERE {where} ORDER BY c.label"
+        f"SELECT c.label, v.vector FROM {table} c JOIN vectors v USING (content_hash) WHERE {where} ORDER BY c.label"
     ).to_arrow_reader(page)  # in label order: a rebuilt index is the same every time
     for batch in reader:
         if batch.num_rows:

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Final
 
 import duckdb
 import numpy as np
@@ -29,6 +30,9 @@ from claude_memory.store.db import transaction, utc_now
 from claude_memory.store.embedding_queue import Chunk
 from claude_memory.store.forget import selected_ids_sql
 from claude_memory.store.ledger import ForgetLedger
+
+# The vectors some chunk (current or a model switch's) still uses.
+_CHUNK_HASHES: Final = "SELECT content_hash FROM chunks UNION ALL SELECT content_hash FROM next_chunks"
 
 
 @dataclass(slots=True)
@@ -225,19 +229,82 @@ class EventWriter:
         take those events off the embedding queue. Returns the chunks' labels, in order."""
         con = self.con
         with transaction(con):
-            row = con.execute("SELECT next_label FROM label_counter").fetchone()
-            first_label = int(row[0]) if row else 0
-            labels = list(range(first_label, first_label + len(chunks)))
-            con.execute("UPDATE label_counter SET next_label = ?", [first_label + len(chunks)])
-            if new_hashes:
-                with arrow_view(con, "new_vectors", arrow.vector_table(new_hashes, new_vectors)):
-                    con.execute("INSERT OR IGNORE INTO vectors SELECT content_hash, vector FROM new_vectors")
-            with arrow_view(con, "new_chunks", arrow.chunk_table(labels, chunks)):
-                con.execute("INSERT INTO chunks SELECT * FROM new_chunks")
+            labels = self._add_chunks("chunks", chunks, new_hashes, new_vectors)
             with arrow_view(con, "done_events", id_table(list(event_ids))):
                 con.execute("DELETE FROM embed_queue WHERE event_id IN (SELECT id FROM done_events)")
         self.changes.bump()
         return labels
+
+    def _add_chunks(self, table: str, chunks: Sequence[Chunk], hashes: Sequence[str], vectors: np.ndarray) -> list[int]:
+        """Inside the caller's transaction: the new vectors, and the chunks into ``table`` under new index labels
+        (labels only grow); returns the labels."""
+        con = self.con
+        row = con.execute("SELECT next_label FROM label_counter").fetchone()
+        first = int(row[0]) if row else 0
+        con.execute("UPDATE label_counter SET next_label = ?", [first + len(chunks)])
+        labels = list(range(first, first + len(chunks)))
+        if hashes:
+            with arrow_view(con, "new_vectors", arrow.vector_table(hashes, vectors)):
+                con.execute("INSERT OR IGNORE INTO vectors SELECT content_hash, vector FROM new_vectors")
+        with arrow_view(con, "new_chunks", arrow.chunk_table(labels, chunks)):
+            con.execute(f"INSERT INTO {table} SELECT * FROM new_chunks")
+        return labels
+
+    def start_switch(self, name: str, model_id: str, path: str, source: str, requested: str) -> None:
+        """Begin embedding every event again under the next model (replacing any switch in progress)."""
+        with transaction(self.con):
+            self._drop_switch()
+            self.con.execute(
+                "INSERT INTO next_model VALUES (?, ?, ?, ?, ?, ?, 0, NULL)",
+                [name, model_id, path, source, requested, utc_now()],
+            )
+
+    def add_next_embeddings(
+        self, chunks: Sequence[Chunk], new_hashes: Sequence[str], new_vectors: np.ndarray, done_seq: int
+    ) -> list[int]:
+        """As :meth:`add_embeddings`, for the model switch: the chunks go to ``next_chunks`` and the events up to
+        ``done_seq`` are done. Returns the chunks' labels."""
+        con = self.con
+        with transaction(con):
+            labels = self._add_chunks("next_chunks", chunks, new_hashes, new_vectors)
+            con.execute("UPDATE next_model SET done_seq = ?, last_error = NULL", [done_seq])
+        self.changes.bump()
+        return labels
+
+    def switch_failed(self, reason: str) -> None:
+        self.con.execute("UPDATE next_model SET last_error = ?", [reason])
+
+    def finish_switch(self, fingerprint: str | None) -> bool:
+        """Once every event has its next chunks: in one transaction they replace the current ones, the current
+        model's vectors go, the queued events are done, and the next model is recorded as the store's. False (and
+        nothing changed) when events remain."""
+        con = self.con
+        row = con.execute(  # (this is the store's one writer: nothing is added between this and the commit)
+            "SELECT name, model_id, source, path, done_seq >= (SELECT coalesce(max(seq), 0) FROM events) "
+            "FROM next_model"
+        ).fetchone()
+        if row is None or not row[4]:
+            return False
+        with transaction(con):
+            con.execute("DELETE FROM chunks")
+            con.execute("INSERT INTO chunks SELECT * FROM next_chunks")
+            con.execute("DELETE FROM embed_queue")  # every event is embedded under the next model
+            self._drop_switch()
+            con.execute("DELETE FROM embedding_model")
+            con.execute("INSERT INTO embedding_model VALUES (?, ?, ?, ?, ?, ?)",
+                        [row[0], row[1], row[2], row[3], fingerprint, utc_now()])  # fmt: skip
+        self.changes.bump()
+        return True
+
+    def cancel_switch(self) -> None:
+        with transaction(self.con):
+            self._drop_switch()
+        self.changes.bump()
+
+    def _drop_switch(self) -> None:
+        self.con.execute("DELETE FROM next_model")
+        self.con.execute("DELETE FROM next_chunks")
+        self.con.execute(f"DELETE FROM vectors WHERE content_hash NOT IN ({_CHUNK_HASHES})")
 
     def embedding_failed(self, event_ids: Sequence[int], reason: str) -> None:
         """Count a failed embedding attempt for these queued events and back their retry off
@@ -316,12 +383,16 @@ class EventWriter:
                 "DELETE FROM session_ends WHERE session_id IN "
                 "(SELECT DISTINCT e.session_id FROM doomed d JOIN events e ON e.id = d.id)"
             )
-            labels = [
+            labels = [  # (a model switch's chunks too: the next index forgets them as well)
                 int(r[0])
-                for r in con.execute("SELECT label FROM chunks WHERE event_id IN (SELECT id FROM doomed)").fetchall()
+                for r in con.execute(
+                    "SELECT label FROM chunks WHERE event_id IN (SELECT id FROM doomed) "
+                    "UNION ALL SELECT label FROM next_chunks WHERE event_id IN (SELECT id FROM doomed)"
+                ).fetchall()
             ]
             con.execute("DELETE FROM chunks WHERE event_id IN (SELECT id FROM doomed)")
-            con.execute("DELETE FROM vectors WHERE content_hash NOT IN (SELECT content_hash FROM chunks)")
+            con.execute("DELETE FROM next_chunks WHERE event_id IN (SELECT id FROM doomed)")
+            con.execute(f"DELETE FROM vectors WHERE content_hash NOT IN ({_CHUNK_HASHES})")
             con.execute("DELETE FROM events WHERE id IN (SELECT id FROM doomed)")
             if count:
                 con.execute("INSERT OR REPLACE INTO store_flags VALUES ('rewrite_pending', ?)", [now])

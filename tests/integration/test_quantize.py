@@ -1,0 +1,64 @@
+"""The int8 copy of the embedding model (store/quantize.py), made from ../shared's float32 model: close to the
+float32 vectors on the fixtures' own texts, a quarter-ish of the weight bytes, and the one sensitive product
+kept in float32."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from claude_memory.store import model_files
+from claude_memory.store.embedder import Embedder
+from claude_memory.store.quantize import quantize_int8
+from support.shared_data import embedding_model
+
+TEXTS = [
+    "Please add a greeting function to hello.py that prints hello-from-mock.",
+    "I added `greet(name)` to hello.py; it prints a salutation and returns None.",
+    "pytest -q failed: ModuleNotFoundError: No module named 'requests'",
+    "Always use pnpm, never npm, in this repository.",
+    "The DuckDB store is append-only; forget writes tombstones and rewrites the file.",
+    "Zürich, 東京 and São Paulo are in the timezone table; see tz.py line 42.",
+    "def add(a: int, b: int) -> int:\n    return a + b\n",
+    "ok",
+]
+
+
+@pytest.fixture(scope="module")
+def float_folder() -> Path:
+    return embedding_model()
+
+
+def test_the_int8_copy_is_close_to_the_float32_model_and_smaller(float_folder: Path, tmp_path: Path) -> None:
+    target = tmp_path / "model.onnx"
+    quantize_int8(float_folder / "model.onnx", target)
+    assert target.stat().st_size < 0.7 * (float_folder / "model.onnx").stat().st_size
+    kept = [n for n in onnx.load(str(target)).graph.node if n.op_type == "MatMul" and "output/dense" in n.name]
+    assert len(kept) == 1 and "layer.0/" in kept[0].name  # the first feed-forward output stays float32
+    for item in float_folder.iterdir():
+        if item.name != "model.onnx":
+            (tmp_path / item.name).write_bytes(item.read_bytes())
+    base = Embedder(float_folder).embed(TEXTS)
+    quantized = Embedder(tmp_path).embed(TEXTS)
+    cosines = (base * quantized).sum(axis=1)
+    assert cosines.min() > 0.96 and cosines.mean() > 0.99, cosines  # a two-letter text is the worst
+    # the ranking a query makes is the one the float32 model makes
+    query = ["how do I say hello"]
+    query_f, query_q = Embedder(float_folder).embed(query), Embedder(tmp_path).embed(query)
+    assert np.argmax(base @ query_f[0]) == np.argmax(quantized @ query_q[0]) == 0
+
+
+def test_a_managed_model_gets_its_int8_copy_once_and_a_float32_store_keeps_float32(
+    float_folder: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    name = "sentence-transformers/all-MiniLM-L6-v2"
+    made = model_files.make_int8(data, name, float_folder)
+    assert made == model_files.installed_int8(data, name) and (made / "tokenizer.json").exists()
+    stamp = (made / "model.onnx").stat().st_mtime_ns
+    assert model_files.make_int8(data, name, float_folder) == made  # not made again
+    assert (made / "model.onnx").stat().st_mtime_ns == stamp
+    assert not list(made.parent.glob(".download-*"))
