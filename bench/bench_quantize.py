@@ -1,6 +1,6 @@
-"""The int8 copy of the embedding model against the float32 one: embedding throughput through the whole pipeline
-(queue -> chunks -> model -> DuckDB -> hnswlib), old and new in turns on copies of the same store, and how close
-the int8 vectors are to the float32 ones on the same chunks.
+"""Embedding throughput before and after issue 17, through the whole pipeline (queue -> chunks -> model -> DuckDB ->
+hnswlib), in turns on copies of the same store: float32 with the old 16,000-character batches (before), float32 with
+today's batches, and the int8 copy; and how close the int8 vectors are to the float32 ones on the same chunks.
 
     .venv/bin/python bench/bench_quantize.py [--events 3000] [--turns 3] [--model DIR]
 
@@ -26,11 +26,13 @@ import numpy as np
 
 from claude_memory.core.chunks import MAX_CHUNKS, MAX_TOOL_CHUNKS, chunk_text
 from claude_memory.service.memory import Memory
+from claude_memory.store import embedder as embedder_module
 from claude_memory.store.embedder import MODEL_PATH_ENV, Embedder
 from claude_memory.store.quantize import quantize_int8
 from common import OUT, corpus_dir, machine
 
 SHARED_MODEL = Path(__file__).resolve().parents[2] / "shared" / "models" / "all-MiniLM-L6-v2-onnx"
+BEFORE_BATCH_CHARS = 16_000  # the embedder's batches before issue 17 (float32 at this size is "before")
 
 
 def int8_copy(source: Path) -> Path:
@@ -57,7 +59,8 @@ def template_store(home: Path, root: Path) -> Path:
     return data
 
 
-def embed_turn(template: Path, model: Path, root: Path) -> dict[str, float]:
+def embed_turn(template: Path, model: Path, root: Path, batch_chars: int) -> dict[str, float]:
+    embedder_module.BATCH_CHARS = batch_chars  # type: ignore[misc]  # (the "before" turns use the old size)
     data = root / "turn"
     shutil.rmtree(data, ignore_errors=True)
     shutil.copytree(template, data)
@@ -86,10 +89,14 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="bench-quantize-"))
     try:
         template = template_store(home, root)
-        turns: dict[str, list[dict[str, float]]] = {"float32": [], "int8": []}
+        shipped = embedder_module.BATCH_CHARS
+        runs = (("before: float32, 16,000-character batches", source, BEFORE_BATCH_CHARS),
+                ("float32", source, shipped), ("int8", int8, shipped))  # fmt: skip
+        turns: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in runs}
         for _ in range(args.turns):
-            for name, folder in (("float32", source), ("int8", int8)):
-                turns[name].append(embed_turn(template, folder, root))
+            for name, folder, batch_chars in runs:
+                turns[name].append(embed_turn(template, folder, root, batch_chars))
+        embedder_module.BATCH_CHARS = shipped  # type: ignore[misc]
         with Memory(template) as memory:
             rows = memory.con.execute("SELECT text, type FROM events ORDER BY seq").fetchall()
         texts = list(dict.fromkeys(
@@ -108,7 +115,8 @@ def main() -> None:
         "model_bytes": {k: (f / "model.onnx").stat().st_size for k, f in (("float32", source), ("int8", int8))},
         "turns": turns,
         "median_chunks_per_second": {k: round(v, 1) for k, v in median.items()},
-        "speedup": round(median["int8"] / median["float32"], 2),
+        "speedup_int8_over_float32": round(median["int8"] / median["float32"], 2),
+        "speedup_over_before": {k: round(v / median[runs[0][0]], 2) for k, v in median.items()},
         "cosine_to_float32": {"chunks": len(texts), "mean": round(float(cosines.mean()), 5),
                               "p1": round(float(np.percentile(cosines, 1)), 5), "min": round(float(cosines.min()), 5)},
     }, indent=2))  # fmt: skip
