@@ -188,3 +188,26 @@ def test_another_model_named_by_the_variable_is_not_used_with_the_stores_vectors
         assert memory.model_status()["recorded"]["model_id"] == recorded  # not re-recorded
         with pytest.raises(ValueError, match="unset it before 'model use'"):
             model_switch.resolve(memory, str(int8_folder))
+
+
+def test_a_store_from_before_the_switch_tables_opens_read_only_and_is_migrated_when_written(
+    work_only: Path, tmp_path: Path
+) -> None:
+    import duckdb
+
+    from claude_memory.store import db
+
+    data = _copy(work_only, tmp_path)
+    old = duckdb.connect(str(data / db.DB_FILE))
+    try:  # back to the schema of migration 0010
+        old.execute("DROP TABLE next_model")
+        old.execute("DROP TABLE next_chunks")
+        old.execute("DELETE FROM schema_migrations WHERE version > 10")
+    finally:
+        old.close()
+    with Memory(data, read_only=True) as memory:
+        assert memory.model_status()["switch"] is None and not memory.switch.active
+        hits, _ = memory.search("salutation greeting", EventFilters(project=WORK), 5, mode="keyword")
+        assert hits
+    with Memory(data) as memory:
+        assert db.schema_version(memory.con) == len(db.MIGRATIONS) and memory.switch.status() is None

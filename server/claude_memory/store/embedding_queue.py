@@ -15,6 +15,9 @@ from claude_memory.store.arrow import arrow_view
 from claude_memory.store.db import utc_now
 
 MAX_ATTEMPTS: Final = 5  # after this many failed attempts an event stays queued as failed
+# A missing table (a read-only store from before migration 0011): DuckDB then looks for a Python object of that
+# name in the caller (a replacement scan), and finding this module's function raises InvalidInputException.
+_NO_TABLE: Final = (duckdb.CatalogException, duckdb.InvalidInputException)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,10 +96,13 @@ class NextModel:
 
 
 def next_model(con: duckdb.DuckDBPyConnection) -> NextModel | None:
-    row = con.execute(
-        "SELECT name, model_id, path, source, requested, done_seq, last_error, (SELECT count(*) FROM events), "
-        "(SELECT count(*) FROM events WHERE seq <= n.done_seq) FROM next_model n"
-    ).fetchone()
+    try:
+        row = con.execute(
+            "SELECT name, model_id, path, source, requested, done_seq, last_error, (SELECT count(*) FROM events), "
+            "(SELECT count(*) FROM events WHERE seq <= n.done_seq) FROM next_model n"
+        ).fetchone()
+    except _NO_TABLE:  # a read-only store opened before its migration to 0011
+        return None
     if row is None:
         return None
     return NextModel(str(row[0]), str(row[1]), str(row[2]), str(row[3]), str(row[4]), int(row[5]),
@@ -114,4 +120,7 @@ def next_due(con: duckdb.DuckDBPyConnection, after_seq: int, limit: int) -> tupl
 
 def switching(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether a change of model is in progress (reads nothing else: cheap when a store is opened)."""
-    return con.execute("SELECT EXISTS (SELECT 1 FROM next_model)").fetchone() == (True,)
+    try:
+        return con.execute("SELECT EXISTS (SELECT 1 FROM next_model)").fetchone() == (True,)
+    except _NO_TABLE:  # a read-only store opened before its migration to 0011
+        return False
