@@ -88,7 +88,7 @@ def run(code: str, *args: str, stdin: str | None = None) -> object:
     done = subprocess.run([sys.executable, "-c", code, *args], input=stdin, capture_output=True, text=True, env=env)
     if done.returncode:
         raise SystemExit(done.stderr.strip().splitlines()[-1])
-    return json.loads(done.stdout)
+    return json.loads(done.stdout.strip().splitlines()[-1])  # (the last line: the probe prints its answer last)
 
 
 def main() -> None:

@@ -68,13 +68,14 @@ def add_vectors(data: Path, seed: int) -> dict[str, float]:
             "index_files_megabytes": round(size / 1e6)}  # fmt: skip
 
 
+# (VmHWM, not getrusage: a child's ru_maxrss starts from its parent's at the fork, and the parent is large here)
 LOAD_PROBE = """
-import sys, time, resource
+import sys, time
 from pathlib import Path
 from claude_memory.service.memory import Memory
 m = Memory(Path(sys.argv[1]), read_only=True)
 t = time.perf_counter(); m.vector_index(); print(time.perf_counter() - t)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(next(int(l.split()[1]) / 1024 for l in open("/proc/self/status") if l.startswith("VmHWM")))
 """
 
 

@@ -294,7 +294,7 @@ class MemoryService:
                 **identity(self),
                 "uptime_seconds": round((datetime.now(UTC) - self.started_at).total_seconds(), 1),
                 "queued_tasks": self.worker.pending(),
-                "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                "peak_rss_mb": peak_rss_mb(),
                 **self.counters,
             },
             "watcher": {
@@ -466,6 +466,14 @@ class _WireProgress:
 
     def advance(self, n: int) -> None:
         self.emit(wire.progress_line(self.req_id, "", advance=n))
+
+
+def peak_rss_mb() -> int:
+    """This process's peak resident memory: the kernel's high-water mark of its own pages (``getrusage`` starts a
+    child's from its parent's at the fork, so a service started by a large process would report that one's)."""
+    with contextlib.suppress(OSError, StopIteration, ValueError), open("/proc/self/status", encoding="ascii") as status:
+        return round(int(next(line for line in status if line.startswith("VmHWM:")).split()[1]) / 1024)
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def _same_dir(a: Path, b: Path) -> bool | None:
