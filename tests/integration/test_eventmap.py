@@ -95,6 +95,8 @@ def test_labels_map_to_their_events_and_the_map_follows_forgets(
         chunks = memory.con.execute("SELECT label, event_id FROM chunks ORDER BY label").fetchall()
         labels = np.asarray([r[0] for r in chunks], dtype=np.int64)
         assert event_map.id_at(event_map.events_of_labels(labels)).tolist() == [r[1] for r in chunks]
+        strangers = np.asarray([-1, int(labels.max()) + 1, 10**9], dtype=np.int64)  # labels never given out
+        assert event_map.events_of_labels(strangers).tolist() == [-1, -1, -1]
         victim = int(chunks[0][1])
         assert memory.forget(ForgetSelector(event_ids=(victim,))) == 1
         event_map.refresh(memory.con)

@@ -160,6 +160,7 @@ class MemoryService:
                 raise
             else:
                 locations.clear_damaged(data_dir)
+                self.fetcher.name = memory.embedder.model_name  # the store's model (it may not be the default)
                 return memory
 
     def _shutdown(self) -> None:

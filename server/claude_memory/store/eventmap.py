@@ -70,6 +70,7 @@ class EventMap:
         self._changes: int | None = None  # the write count the generation was read at
         self._labels: Int64s = np.empty(0, dtype=np.int64)  # sorted
         self._label_pos: Int64s = np.empty(0, dtype=np.int64)  # event position of each label
+        self._pos_of_label: Int32s = np.empty(0, dtype=np.int32)  # the same, indexed by label (-1: none)
         self._chunk_order: Int64s = np.empty(0, dtype=np.int64)  # labels by event position
         self._chunk_pos: Int64s = np.empty(0, dtype=np.int64)
         self._layout = 0  # bumped whenever positions change meaning (the events were reloaded)
@@ -131,10 +132,11 @@ class EventMap:
 
     def events_of_labels(self, labels: Int64s) -> Int64s:
         """Event positions of vector labels; -1 for labels the map does not know."""
-        if not len(self._labels):
-            return np.full(len(labels), -1, dtype=np.int64)
-        found = np.searchsorted(self._labels, labels).clip(0, len(self._labels) - 1)
-        return np.where(self._labels[found] == labels, self._label_pos[found], -1)
+        dense = self._pos_of_label  # (a lookup, not a binary search over every label)
+        inside = (labels >= 0) & (labels < len(dense))
+        out = np.full(len(labels), -1, dtype=np.int64)
+        out[inside] = dense[labels[inside]]
+        return out
 
     def labels_of(self, positions: Int64s) -> tuple[Int64s, Int64s]:
         """(labels, counts): the labels of every chunk of the events at ``positions``, grouped by event in the
@@ -249,6 +251,7 @@ class EventMap:
         self._layout += 1
         self._labels = np.empty(0, dtype=np.int64)  # positions changed: chunks are mapped again
         self._label_pos = np.empty(0, dtype=np.int64)
+        self._pos_of_label = np.empty(0, dtype=np.int32)
 
     def _load_chunks(self, con: duckdb.DuckDBPyConnection) -> None:
         known = int(self._labels[-1]) if len(self._labels) else -1
@@ -260,6 +263,13 @@ class EventMap:
         labels, owners = labels[owners >= 0], owners[owners >= 0]
         self._labels = np.concatenate([self._labels, labels])
         self._label_pos = np.concatenate([self._label_pos, owners])
+        if len(labels):
+            top = int(labels[-1]) + 1
+            if top > len(self._pos_of_label):  # grown by doubling: embedding adds labels a batch at a time
+                grown = np.full(max(top, 2 * len(self._pos_of_label)), -1, dtype=np.int32)
+                grown[: len(self._pos_of_label)] = self._pos_of_label
+                self._pos_of_label = grown
+            self._pos_of_label[labels] = owners
         order = np.argsort(self._label_pos, kind="stable")
         self._chunk_order = self._labels[order]
         self._chunk_pos = self._label_pos[order]
