@@ -43,9 +43,9 @@ class Target:
     requested: str
 
 
-def resolve(memory: Memory, requested: str, name: str | None = None, *, download: bool = True) -> Target:
+def resolve(memory: Memory, requested: str, name: str | None = None) -> Target:
     """What ``requested`` names, as a model folder; ValueError (one sentence) when it names none. A model fastembed
-    knows but that is not downloaded is fetched now (``download``), unless offline."""
+    knows but that is not downloaded is fetched now, unless offline (the caller's thread waits)."""
     embedder, data_dir = memory.embedder, memory.data_dir
     if embedder.explicit is not None:
         raise ValueError(
@@ -81,8 +81,8 @@ def resolve(memory: Memory, requested: str, name: str | None = None, *, download
     managed = _managed(data_dir, kind_name)
     if managed is None:
         refusal = embedder.fetch_refusal()
-        if refusal or not download:
-            raise ValueError(refusal or f"{kind_name} is not downloaded.")
+        if refusal:
+            raise ValueError(refusal)
         try:
             managed = model_files.fetch(data_dir, kind_name)
         except model_files.ModelFetchError as exc:
