@@ -107,7 +107,7 @@ def register(app: typer.Typer, transport: TransportFactory) -> None:
 
         The memory service does it in the background, and the current model keeps answering searches until the
         new vectors are complete ('model status' shows how far it got); without a running service it is done now.
-        int8 is the downloaded model's int8 copy (about twice as fast to embed), float32 the download itself."""
+        int8 is the downloaded model's int8 copy (about 1.8 times as fast to embed), float32 the download itself."""
         if not target and not cancel:
             fail("Say which model to use: int8, float32, a model folder or a model name.", 2)
         err = Console(stderr=True)
