@@ -260,3 +260,27 @@ def test_model_use_through_the_service_switches_in_the_background_while_search_g
     assert state["recorded"]["model_id"] == state["model_id"]
     found = client.call("search", {"query": "output a salutation", "limit": 5})
     assert found["meta"]["mode"] == "hybrid" and any("greeting" in r["text"].lower() for r in found["results"])
+
+
+def test_model_use_by_name_downloads_that_model_and_later_processes_find_it_by_its_recorded_name(
+    model: Path, data: Path, tmp_path: Path, fixtures_home: Path
+) -> None:
+    """Another model fastembed knows, by name: BAAI/bge-small-en-v1.5, whose export names its file
+    model_optimized.onnx. The stand-in hub serves the MiniLM files under that repo and file name (what is measured
+    is the path by name: the download, the switch, the record; not the model's quality)."""
+    other = tmp_path / "bge-as-served"
+    other.mkdir()
+    for item in model.iterdir():
+        (other / ("model_optimized.onnx" if item.name == "model.onnx" else item.name)).symlink_to(item)
+    with serving(model) as (endpoint, _):
+        as_json(run(data, "import", "--claude-home", str(fixtures_home), "--settle-seconds", "0", "--json",
+                    endpoint=endpoint))  # fmt: skip
+    with serving(other, repo="Qdrant/bge-small-en-v1.5-onnx-Q") as (endpoint, hub):
+        switched = as_json(run(data, "model", "use", "BAAI/bge-small-en-v1.5", "--json", endpoint=endpoint))
+        assert any("model_optimized.onnx" in r for r in hub.requests)
+    assert switched["name"] == "BAAI/bge-small-en-v1.5" and switched["switch"] is None
+    assert switched["model_id"].startswith("BAAI/bge-small-en-v1.5@") and not switched["int8"]
+    assert switched["recorded"]["name"] == "BAAI/bge-small-en-v1.5"
+    later = as_json(run(data, "model", "status", "--json"))  # a new shell, no hub: found under its recorded name
+    assert later["available"] and later["model_id"] == switched["model_id"] and later["source"] == "managed"
+    assert as_json(run(data, "search", "greeting", "--json"))["meta"]["mode"] == "hybrid"

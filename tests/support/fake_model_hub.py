@@ -1,6 +1,6 @@
 """A loopback stand-in for the Hugging Face hub, for the real download path (fastembed through huggingface_hub,
 pointed here by ``HF_ENDPOINT``): it serves one local model folder as ``Qdrant/all-MiniLM-L6-v2-onnx``, the repo
-fastembed downloads all-MiniLM-L6-v2 from.
+fastembed downloads all-MiniLM-L6-v2 from, or as another repo.
 
 It answers what huggingface_hub asks for: model info (``/api/models/{repo}[/revision/{rev}]``), the file tree
 (``/api/models/{repo}/tree/{rev}``) and the files (``HEAD`` / ``GET /{repo}/resolve/{rev}/{file}``, with ranges).
@@ -67,6 +67,7 @@ def _files(folder: Path) -> dict[str, _File]:
 class FakeModelHub:
     folder: Path
     mode: str = "normal"
+    repo: str = REPO
     files: dict[str, _File] = field(init=False)
     commit: str = field(init=False)
     requests: list[str] = field(default_factory=list)
@@ -79,7 +80,7 @@ class FakeModelHub:
 
     def info(self) -> dict[str, Any]:
         siblings = [{"rfilename": f.path, "size": f.size, "blobId": f.oid} for f in self.files.values()]
-        return {"id": REPO, "modelId": REPO, "sha": self.commit, "private": False, "siblings": siblings}
+        return {"id": self.repo, "modelId": self.repo, "sha": self.commit, "private": False, "siblings": siblings}
 
     def tree(self) -> list[dict[str, Any]]:
         return [
@@ -116,7 +117,7 @@ def _handler(hub: FakeModelHub) -> type[BaseHTTPRequestHandler]:
 
         def _route(self) -> None:
             path = unquote(urlsplit(self.path).path)
-            repo = re.escape(REPO)
+            repo = re.escape(hub.repo)
             if re.fullmatch(rf"/api/models/{repo}(/revision/[^/]+)?/?", path, re.IGNORECASE):
                 return self._json(hub.info())
             if re.fullmatch(rf"/api/models/{repo}/tree/[^/]+/?", path, re.IGNORECASE):
@@ -145,7 +146,7 @@ def _handler(hub: FakeModelHub) -> type[BaseHTTPRequestHandler]:
             if self.command == "HEAD":
                 return
             data = f.source.read_bytes()[start:]
-            if f.path == "model.onnx":
+            if f.path.endswith(".onnx"):
                 with lock:
                     hub.model_gets += 1
                     first = hub.model_gets == 1
@@ -162,9 +163,10 @@ def _handler(hub: FakeModelHub) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serving(folder: Path, mode: str = "normal") -> Iterator[tuple[str, FakeModelHub]]:
-    """The hub on a free loopback port: (its ``HF_ENDPOINT`` URL, the hub and its request log)."""
-    hub = FakeModelHub(folder, mode)
+def serving(folder: Path, mode: str = "normal", repo: str = REPO) -> Iterator[tuple[str, FakeModelHub]]:
+    """The hub on a free loopback port: (its ``HF_ENDPOINT`` URL, the hub and its request log), serving ``folder``
+    as the repo ``repo``."""
+    hub = FakeModelHub(folder, mode, repo)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(hub))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)

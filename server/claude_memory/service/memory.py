@@ -195,7 +195,9 @@ class Memory:
             elif not self.read_only and (
                 known is None or (known["model_id"], known["path"]) != (embedder.model_id, path)
             ):
-                fingerprint = model_files.fingerprint(embedder.model_path) if embedder.model_path else None
+                fingerprint = (
+                    model_files.fingerprint(embedder.model_path, embedder.model_name) if embedder.model_path else None
+                )
                 self.writer.record_model(embedder.model_name, embedder.model_id, embedder.source or "cache", path,
                                          fingerprint)  # fmt: skip
         if self._model_conflict is not None:

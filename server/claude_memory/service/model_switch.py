@@ -68,8 +68,9 @@ def resolve(memory: Memory, requested: str, name: str | None = None) -> Target:
             raise ValueError(str(exc)) from exc
     folder = Path(requested).expanduser()
     if folder.is_dir():
-        if not (folder / "model.onnx").exists():
-            raise ValueError(f"No model.onnx in {folder}.")
+        onnx = model_files.model_file(current)
+        if not (folder / onnx).exists():
+            raise ValueError(f"No {onnx} in {folder}.")
         return Target(current, folder.resolve(), "path", requested)
     try:
         kind_name = model_files.describe(requested)[1].model
@@ -171,7 +172,7 @@ class ModelSwitch:
         memory = self.memory
         index.save()
         folder = Path(state.path)
-        if not memory.writer.finish_switch(model_files.fingerprint(folder)):
+        if not memory.writer.finish_switch(model_files.fingerprint(folder, state.name)):
             return False  # events arrived since the last look: the next step embeds them
         index.take_place_of(VectorIndex(memory.data_dir, state.model_id))
         self._embedder, self._index, self.active = None, None, False

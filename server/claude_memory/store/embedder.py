@@ -59,6 +59,7 @@ class Embedder:
         self.source: str | None = None  # path | recorded | managed | cache, once loaded
         self.reason: str | None = None
         self._model: Any = None
+        self._model_file: str | None = None
         self._tried = False
 
     @property
@@ -85,7 +86,7 @@ class Embedder:
     def model_id(self) -> str:
         """Names the vectors' space: the model name, plus a short fingerprint of model.onnx's size when
         loaded from a folder (a different export gets a different id, so its vectors are not mixed)."""
-        onnx = self.model_path / "model.onnx" if self.model_path else None
+        onnx = self.model_path / self.model_file if self.model_path else None
         if onnx is not None and onnx.exists():
             stat = onnx.stat()
             return f"{self.model_name}@{hashlib.sha256(f'{stat.st_size}'.encode()).hexdigest()[:8]}"
@@ -122,7 +123,7 @@ class Embedder:
         if (
             self.recorded is not None
             and not self._is_managed(self.recorded)
-            and (self.recorded / "model.onnx").exists()
+            and (self.recorded / self.model_file).exists()
         ):
             self._model = self._from_folder(TextEmbedding, self.recorded, "recorded")
             if self._model is not None:
@@ -149,6 +150,17 @@ class Embedder:
         from claude_memory.store import model_files
 
         return self.data_dir is not None and folder.is_relative_to(model_files.models_dir(self.data_dir))
+
+    @property
+    def model_file(self) -> str:
+        """The ONNX file of the model in a folder: fastembed's name for it (``model.onnx`` for the default)."""
+        if self._model_file is None:
+            from claude_memory.store import model_files
+
+            self._model_file = (
+                "model.onnx" if self.model_name == DEFAULT_MODEL else model_files.model_file(self.model_name)
+            )
+        return self._model_file
 
     @property
     def quantized(self) -> bool:
@@ -192,8 +204,8 @@ class Embedder:
     def _from_folder(self, loader: Any, folder: Path, source: str) -> Any:
         """fastembed's model loaded from ``folder``, or None with ``reason`` set."""
         self.model_path, self.source = folder, source
-        if not (folder / "model.onnx").exists():
-            self.reason = f"No model.onnx in {folder}; semantic search is off."
+        if not (folder / self.model_file).exists():
+            self.reason = f"No {self.model_file} in {folder}; semantic search is off."
             return None
         try:
             model = loader(self.model_name, specific_model_path=str(folder), enable_cpu_mem_arena=False)

@@ -201,9 +201,17 @@ def remove(data_dir: Path, name: str) -> bool:
     return removed
 
 
-def fingerprint(folder: Path) -> str:
-    """sha256 of the folder's ``model.onnx`` (what the vectors were made with)."""
-    return _sha256(folder / "model.onnx")
+def model_file(name: str) -> str:
+    """The ONNX file fastembed loads for ``name`` (``model.onnx`` for most; some exports name it otherwise)."""
+    try:
+        return str(describe(name)[1].model_file)
+    except ValueError:
+        return "model.onnx"
+
+
+def fingerprint(folder: Path, name: str) -> str:
+    """sha256 of the folder's model file (what the vectors were made with)."""
+    return _sha256(folder / model_file(name))
 
 
 # ---------------------------------------------------------------------- internals
