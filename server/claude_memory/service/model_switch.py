@@ -123,7 +123,7 @@ class ModelSwitch:
         self._drop_index()
         memory.writer.start_switch(target.name, embedder.model_id, str(target.folder), target.source, target.requested)
         self._embedder, self._retry_at, self.active = embedder, 0.0, True
-        self._index = VectorIndex(memory.data_dir, embedder.model_id, table="next_chunks", stem=NEXT_STEM)
+        self._index = self._next_index(embedder.model_id)
         self._index.rebuild(memory.con)  # (empty: clears any files a switch given up left)
         state = self.status()
         assert state is not None
@@ -190,7 +190,7 @@ class ModelSwitch:
             self._embedder = embedder
             self._index = None
         if self._index is None:
-            self._index = VectorIndex(self.memory.data_dir, state.model_id, table="next_chunks", stem=NEXT_STEM)
+            self._index = self._next_index(state.model_id)
             self._index.load(self.memory.con)
         return self._embedder, self._index
 
@@ -204,8 +204,11 @@ class ModelSwitch:
         self._retry_at = time.monotonic() + RETRY_SECONDS
         self.memory.writer.switch_failed(sentence)
 
+    def _next_index(self, model_id: str) -> VectorIndex:
+        """The switch's index: the chunks of ``next_chunks``, in the ``vectors.next.*`` files."""
+        return VectorIndex(self.memory.data_dir, model_id, table="next_chunks", stem=NEXT_STEM)
+
     def _drop_index(self) -> None:
-        index = self._index or VectorIndex(self.memory.data_dir, "", table="next_chunks", stem=NEXT_STEM)
-        index.remove_files()
+        (self._index or self._next_index("")).remove_files()
         self._index = None
         self._embedder = None

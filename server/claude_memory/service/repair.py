@@ -34,7 +34,7 @@ from claude_memory.service.memory import Memory
 from claude_memory.store import ledger
 from claude_memory.store.db import DB_FILE, StoreDamagedError
 from claude_memory.store.ledger import ForgetLedger
-from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE, NEXT_STEM
+from claude_memory.store.vector_index import NEXT_STEM, STEM, file_names
 
 if TYPE_CHECKING:
     from claude_memory.wire import Progress
@@ -129,8 +129,7 @@ def _readable_tombstones(data_dir: Path) -> dict[int, str | None]:
 
 def _move_aside(data_dir: Path) -> Path | None:
     """Move the store file, its WAL and the vector index into ``damaged/<time>/``; None if there was none."""
-    names = [DB_FILE, f"{DB_FILE}.wal", INDEX_FILE, META_FILE, COPY_FILE]
-    names += [f"{NEXT_STEM}{n.removeprefix('vectors')}" for n in (INDEX_FILE, META_FILE, COPY_FILE)]
+    names = [DB_FILE, f"{DB_FILE}.wal", *file_names(STEM), *file_names(NEXT_STEM)]
     present = [n for n in names if (data_dir / n).exists()]
     if not present:
         return None

@@ -32,9 +32,16 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow.compute as pc
 
-INDEX_FILE: Final = "vectors.hnsw"  # the files of the store's index (stem "vectors")
-META_FILE: Final = "vectors.hnsw.json"
-COPY_FILE: Final = "vectors.q8"
+STEM: Final = "vectors"  # the store's index files are named from this
+NEXT_STEM: Final = "vectors.next"  # a model switch's index, built beside the current one (``next_chunks``)
+
+
+def file_names(stem: str) -> tuple[str, str, str]:
+    """An index's files: the hnswlib index, its meta file, the vector copy."""
+    return f"{stem}.hnsw", f"{stem}.hnsw.json", f"{stem}.q8"
+
+
+INDEX_FILE, META_FILE, COPY_FILE = file_names(STEM)
 EF_SEARCH: Final = 128
 EF_CONSTRUCTION: Final = 100
 M: Final = 16
@@ -44,11 +51,8 @@ Labels = npt.NDArray[np.int64]
 Scores = npt.NDArray[np.float64]
 
 
-NEXT_STEM: Final = "vectors.next"  # a model switch's index, built beside the current one (``next_chunks``)
-
-
 class VectorIndex:
-    def __init__(self, data_dir: Path, model_id: str, *, table: str = "chunks", stem: str = "vectors") -> None:
+    def __init__(self, data_dir: Path, model_id: str, *, table: str = "chunks", stem: str = STEM) -> None:
         """The index of the chunks in ``table`` (``chunks``, or a model switch's ``next_chunks``), in the files
         named ``stem``."""
         self._place(data_dir, table, stem)
@@ -60,10 +64,8 @@ class VectorIndex:
         self.rebuilt = False  # set when load() had to rebuild: the caller may report it
 
     def _place(self, data_dir: Path, table: str, stem: str) -> None:
-        self.table = table
-        self.path = data_dir / f"{stem}.hnsw"
-        self.meta_path = data_dir / f"{stem}.hnsw.json"
-        self.copy_path = data_dir / f"{stem}.q8"
+        self.table, self.stem = table, stem
+        self.path, self.meta_path, self.copy_path = (data_dir / name for name in file_names(stem))
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -75,7 +77,7 @@ class VectorIndex:
                              (self.meta_path, current.meta_path)):  # fmt: skip
             if mine.exists():
                 os.replace(mine, theirs)
-        self._place(current.path.parent, current.table, current.path.name.removesuffix(".hnsw"))
+        self._place(current.path.parent, current.table, current.stem)
         if self._copy is not None:
             self._copy = np.memmap(self.copy_path, dtype=np.uint8, mode="r+", shape=self._copy.shape)
 
