@@ -68,11 +68,50 @@ def summary(name: str, values: list[float]) -> dict[str, Any]:
             "p95_ms": round(percentile(values, 95), 1), "max_ms": round(max(values), 1)}  # fmt: skip
 
 
+def pre_edit_hooks(
+    client: ServiceClient, work: Path, env: dict[str, str], count: int, rng: random.Random
+) -> tuple[list[float], int]:
+    """PreToolUse hooks before Edits of a 2,000-line file whose every line a captured Write or Edit put there (each
+    hook from a new session, so each one is answered with a note): (milliseconds, how many printed a note)."""
+    if not count:
+        return [], 0
+    project = work / "proj"
+    project.mkdir()
+    path = project / "ledger.py"
+    blocks = [
+        [f"def ledger_{i}(entries, rate):", f'    """Ledger step {i}."""', f"    total_{i} = 0",
+         "    for entry in entries:", f"        total_{i} += entry.amount * rate + {i}", f"    return total_{i}", ""]
+        for i in range(2000 // 7)
+    ]  # fmt: skip
+    lines = [line for block in blocks for line in block]
+    path.write_text("\n".join(lines) + "\n")
+    for n, start in enumerate(range(0, len(lines), 200)):  # one call per 200 lines, as edits a session made
+        chunk = "\n".join(lines[start : start + 200])
+        patch = [{"oldStart": start + 1, "oldLines": 0, "newStart": start + 1, "newLines": 200,
+                  "lines": ["+" + line for line in lines[start : start + 200]]}]  # fmt: skip
+        client.call("capture", {"payload": {
+            "hook_event_name": "PostToolUse", "session_id": "bench-writer", "cwd": str(project), "tool_name": "Edit",
+            "tool_use_id": f"toolu_bench_edit_{n}", "tool_input": {"file_path": str(path), "old_string": "",
+                                                                     "new_string": chunk},
+            "tool_response": {"filePath": str(path), "structuredPatch": patch}}})  # fmt: skip
+    millis, noted = [], 0
+    for i in range(count):
+        target = rng.choice([b for b in blocks if b[0]])
+        change = {"file_path": str(path), "old_string": target[4], "new_string": target[4] + " + 1"}
+        payload = {"session_id": f"bench-editor-{i}", "cwd": str(project), "hook_event_name": "PreToolUse",
+                   "tool_name": "Edit", "tool_use_id": f"toolu_bench_pre_{i}", "tool_input": change}  # fmt: skip
+        ms, out = timed([str(HOOK), "PreToolUse"], json.dumps(payload).encode(), env)
+        millis.append(ms)
+        noted += out.startswith(b'{"hookSpecificOutput"')
+    return millis, noted
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--store", type=Path, default=OUT / "store-100000-seed1-embedded")
     parser.add_argument("--prompts", type=int, default=200)
     parser.add_argument("--captures", type=int, default=100)
+    parser.add_argument("--edits", type=int, default=100, help="PreToolUse hooks before an Edit of a file Claude wrote")
     args = parser.parse_args()
     if not (args.store / "memory.duckdb").exists():
         sys.exit(f"No store at {args.store}: build it with bench/bench_hybrid.py --build-only first.")
@@ -122,6 +161,7 @@ def main() -> None:
                        "tool_response": {"stdout": str(i), "stderr": ""},
                        "tool_use_id": f"toolu_bench_{i}"}  # fmt: skip
             capture_ms.append(timed([str(HOOK), "PostToolUse"], json.dumps(payload).encode(), env)[0])
+        edit_ms, noted = pre_edit_hooks(client, work, env, args.edits, rng)
         rss_mb = client.call("status")["service"]["peak_rss_mb"]
         rows = [
             summary("python -S -c pass (bare interpreter, no site)", bare_s),
@@ -129,9 +169,10 @@ def main() -> None:
             summary("UserPromptSubmit (search + pack + inject)", prompt_ms),
             summary("  its context request alone (service side)", service_ms),
             summary("PostToolUse (spool + nudge)", capture_ms),
+            summary("PreToolUse before an Edit (blame + note)", edit_ms),
         ]
         result = {"machine": machine(), "events": events, "injected": injected, "prompts": len(prompt_ms),
-                  "service_peak_rss_mb": rss_mb, "results": rows}  # fmt: skip
+                  "noted": noted, "service_peak_rss_mb": rss_mb, "results": rows}  # fmt: skip
         print(json.dumps(result, indent=2))
         print(f"\n{events:,} events in the store; {injected} of {len(prompt_ms)} prompts got context")
         print(f"{'hook':<48} {'p50':>8} {'p95':>8} {'max':>8}")

@@ -10,7 +10,11 @@ workspace folder per project, and times ``textDocument/hover`` from the client's
 - code hovers, first time: ``--hovers`` files that occur in the events' ``files`` lists, each hovered on
   an identifier taken from the text of an event that touched it (the file's history + the symbol's
   mentions in its project);
-- code hovers, again: the same hovers repeated (answered from the cache while the store is unchanged).
+- code hovers, again: the same hovers repeated (answered from the cache while the store is unchanged);
+- line hovers on code Claude wrote: ``--hovers`` files with edit records, each opened with a text made of its
+  records' inserted lines (newest first, as blame reads them), hovered on a line in the middle: blame of the buffer
+  (the file's records and the alignment), the prompt behind the line, then the file's history. The store is opened
+  once first, so that its migration and the edit records' backfill (timed) are done before the server starts.
 
 Target: p50 <= 50 ms. Prints JSON.
 """
@@ -34,9 +38,24 @@ import duckdb
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig
 
+from claude_memory.service.memory import Memory
 from common import OUT, machine, percentile
 
 IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,}\b")
+
+
+def written(db: Path, count: int) -> list[tuple[str, str]]:
+    """``count`` (file, text) pairs: files with edit records, their text the records' inserted lines, newest first."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT h.file, string_agg(h.text, chr(10) ORDER BY e.seq DESC, h.hunk_no) FROM edit_hunks h "
+            "JOIN events e ON e.id = h.event_id WHERE h.text <> '' GROUP BY h.file ORDER BY hash(h.file) LIMIT ?",
+            [count],
+        ).fetchall()
+    finally:
+        con.close()
+    return [(str(path), str(text)) for path, text in rows]
 
 
 def sample(db: Path, count: int, rng: random.Random) -> tuple[list[str], list[tuple[str, str, str]]]:
@@ -85,7 +104,13 @@ def stats(values: list[float]) -> dict[str, float]:
     }
 
 
-async def run(data: Path, claude_home: Path, citations: list[str], files: list[tuple[str, str, str]]) -> dict[str, Any]:
+async def run(
+    data: Path,
+    claude_home: Path,
+    citations: list[str],
+    files: list[tuple[str, str, str]],
+    claude_files: list[tuple[str, str]],
+) -> dict[str, Any]:
     env = {**os.environ, "CLAUDE_MEMORY_HOME": str(data), "CLAUDE_CONFIG_DIR": str(claude_home)}
     env.pop("CLAUDE_MEMORY_MODEL_PATH", None)  # hovers need no model; the store is fully embedded anyway
     config = ClientServerConfig(server_command=[sys.executable, "-m", "claude_memory", "lsp"], server_env=env)
@@ -130,6 +155,18 @@ async def run(data: Path, claude_home: Path, citations: list[str], files: list[t
             cold.append(ms)
             silent += result is None
         warm = [(await hover(client, uri, 0, 5))[0] for uri in docs]
+        lines: list[float] = []
+        attributed = 0
+        for n, (path, text) in enumerate(claude_files):
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(uri=f"file://{path}", language_id="plaintext", version=2 + n, text=text)
+                )
+            )
+            middle = text.count("\n") // 2
+            ms, result = await hover(client, f"file://{path}", middle, 0)
+            lines.append(ms)
+            attributed += result is not None and "Claude wrote" in str(result.contents)
         await client.shutdown_session()
     finally:
         await client.stop()
@@ -139,6 +176,7 @@ async def run(data: Path, claude_home: Path, citations: list[str], files: list[t
         "citation_hover": {**stats(cited), "empty": empty},
         "code_hover_first": {**stats(cold), "silent": silent},
         "code_hover_repeat": stats(warm),
+        "line_hover_on_claude_code": {**stats(lines), "attributed": attributed} if lines else None,
         "all_first_time": stats(cited + cold),
     }
 
@@ -157,12 +195,17 @@ def main() -> None:
         shutil.copytree(args.store, data)
         copy_s = time.perf_counter() - started
         (claude_home / "projects").mkdir(parents=True)  # the service watches this, never the real ~/.claude
+        started = time.perf_counter()
+        Memory(data).close()  # migrations, and the edit records read again from the transcripts (once)
+        migrate_s = time.perf_counter() - started
         citations, files = sample(data / "memory.duckdb", args.hovers, rng)
+        claude_files = written(data / "memory.duckdb", args.hovers)
         events = duckdb.connect(str(data / "memory.duckdb"), read_only=True)
         count = events.execute("SELECT count(*) FROM events").fetchone()
         events.close()
         try:
-            result = asyncio.run(run(data, claude_home, citations, files))
+            result = asyncio.run(run(data, claude_home, citations, files, claude_files))
+            result["open_migrate_backfill_s"] = round(migrate_s, 2)
         finally:
             os.system(f"CLAUDE_MEMORY_HOME={data} {sys.executable} -m claude_memory stop >/dev/null 2>&1")
     report = {

@@ -6,7 +6,10 @@
 // Checks, in order: the status bar item reports the store ("Memory: <n>"); "Claude Memory: Show Memory Stats"
 // opens the stats document with the server's event count; "Claude Memory: Search Memory" for "hello" lists
 // mem: citations in the QuickPick, and picking the first opens its details; the Sessions view lists sessions and
-// expands one into its events. Exit 0 when all hold.
+// expands one into its events; with ANNOTATED_FILE (a workspace file Claude wrote) open and the cursor on
+// ANNOTATED_LINE, the current-line annotation ("Claude · <date> · “<prompt>” (mem:…)") shows after that line and the
+// gutter marks Claude's lines (screenshot: SCREENSHOT_ANNOTATION), and "Why Is This Code Like This?" opens that
+// line's story with linked citations. Exit 0 when all hold.
 const { chromium } = require("playwright-core");
 const { spawn } = require("child_process");
 const path = require("path");
@@ -18,6 +21,9 @@ const WORKSPACE = path.resolve(process.env.WORKSPACE || ".e2e/wsp");
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const PORT = process.env.PORT || "18089";
 const SCREENSHOT = path.resolve(process.env.SCREENSHOT || "e2e.png");
+const SCREENSHOT_ANNOTATION = path.resolve(process.env.SCREENSHOT_ANNOTATION || "e2e-annotation.png");
+const ANNOTATED_FILE = process.env.ANNOTATED_FILE || ""; // relative to WORKSPACE; empty: no annotation check
+const ANNOTATED_LINE = Number(process.env.ANNOTATED_LINE || "1");
 const t0 = Date.now();
 const log = (...a) => console.log(`[+${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
 
@@ -36,12 +42,39 @@ async function palette(page, title) {
   await page.keyboard.press("F1");
   await page.waitForSelector(".quick-input-widget:not([style*='display: none']) input", { timeout: 10000 });
   await page.keyboard.type(title, { delay: 10 });
-  await waitFor(`"${title}" in the palette`, async () => {
-    const rows = await page.$$eval(".quick-input-list .monaco-list-row", els => els.map(e => e.innerText));
-    return rows.length && rows[0].includes(title);
-  }, 10000);
+  let rows = [];
+  // the row named exactly `title` (a longer title may rank first: "Markdown: Open Locked Preview to the Side")
+  const at = await waitFor(`"${title}" in the palette`, async () => {
+    rows = await page.$$eval(".quick-input-list .monaco-list-row", els => els.map(e => e.innerText));
+    const i = rows.findIndex(r => r.split("\n")[0].trim() === title || r.split("\n")[0].trim().endsWith(`: ${title}`));
+    return i >= 0 ? i + 1 : rows.length && rows[0].includes(title) ? 1 : undefined;
+  }, 10000).catch(e => { throw new Error(`${e.message} (rows: ${JSON.stringify(rows.slice(0, 5))})`); });
+  for (let i = 1; i < at; i++) await page.keyboard.press("ArrowDown");
   await page.keyboard.press("Enter");
 }
+
+/** F1 opens the command palette; without its ">" the same box is Quick Open (files, ":<line>"). */
+async function quickOpen(page, text) {
+  await page.keyboard.press("F1");
+  await page.waitForSelector(".quick-input-widget:not([style*='display: none']) input", { timeout: 10000 });
+  await page.keyboard.press("Backspace");
+  await page.keyboard.type(text, { delay: 10 });
+}
+
+/** The text shown after the cursor's line (`after.contentText` decorations are CSS generated content, not DOM
+ * text), with the cursor's line number: {line, texts}. */
+const afterCursorLine = page => page.evaluate(() => {
+  const ed = document.querySelector(".editor-instance .monaco-editor");
+  const active = ed && ed.querySelector(".margin-view-overlays .active-line-number");
+  if (!active) return undefined;
+  const top = active.getBoundingClientRect().top;
+  const texts = Array.from(ed.querySelectorAll(".view-lines .view-line span"))
+    .filter(e => Math.abs(e.getBoundingClientRect().top - top) < 4)
+    .map(e => getComputedStyle(e, "::after").content)
+    .filter(c => c && c !== "none" && c !== "normal" && c !== '""')
+    .map(c => c.replace(/^"|"$/g, "").replace(/\\"/g, '"'));
+  return { line: Number(active.innerText.trim()), texts };
+});
 
 const editorText = page => page.$eval(".editor-instance .monaco-editor .view-lines", e => e.innerText.replace(/\u00a0/g, " "));
 
@@ -124,6 +157,73 @@ const editorText = page => page.$eval(".editor-instance .monaco-editor .view-lin
     log("session events:", JSON.stringify(checks.sessionEvents));
     await page.screenshot({ path: SCREENSHOT });
     log("screenshot", SCREENSHOT);
+
+    if (ANNOTATED_FILE) {
+      // 5. a file Claude wrote: the current line's annotation, and the gutter marks
+      const base = path.basename(ANNOTATED_FILE);
+      await palette(page, "View: Close Primary Side Bar"); // room for the annotation in the screenshot
+      await quickOpen(page, ANNOTATED_FILE);
+      await waitFor(`${base} in Quick Open`, async () => {
+        const rows = await page.$$eval(".quick-input-list .monaco-list-row", els => els.map(e => e.innerText));
+        return rows.length && rows[0].includes(base);
+      }, 20000);
+      await page.keyboard.press("Enter");
+      await waitFor(`${base} in the editor`, async () => {
+        const tab = await page.$eval(".tabs-container .tab.active", e => e.innerText).catch(() => "");
+        return tab.includes(base);
+      }, 20000);
+      await quickOpen(page, `:${ANNOTATED_LINE}`);
+      await page.keyboard.press("Enter");
+      const annotation = await waitFor(`the annotation after line ${ANNOTATED_LINE}`, async () => {
+        const at = await afterCursorLine(page);
+        if (!at || at.line !== ANNOTATED_LINE) return undefined;
+        return at.texts.find(t => /^Claude( \(changed since\))? · \d{4}-\d\d-\d\d · .*\(mem:[0-9A-Za-z]{6}\)$/.test(t));
+      }, 30000);
+      checks.annotation = annotation;
+      log("annotation:", JSON.stringify(annotation));
+      checks.gutterMarks = await page.$$eval(".editor-instance .monaco-editor .view-overlays > div > div", els => els
+        .filter(e => /ced-/.test(e.className) && getComputedStyle(e).borderLeftWidth !== "0px").length);
+      log("lines with a gutter mark (of the visible ones):", checks.gutterMarks);
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: SCREENSHOT_ANNOTATION });
+      log("screenshot", SCREENSHOT_ANNOTATION);
+
+      // 6. Why Is This Code Like This? for the cursor's line (details open as source in this run)
+      await palette(page, "Claude Memory: Why Is This Code Like This?");
+      const why = await waitFor("the why document", async () => {
+        const t = await editorText(page);
+        return t.startsWith(`### ${base}, line ${ANNOTATED_LINE}`) && t;
+      }, 30000);
+      if (!/\[mem:[0-9A-Za-z]{6}\]\(\.\.\/details\/[0-9A-Za-z]{6}\.md\)/.test(why)) throw new Error(`no linked citation in: ${why}`);
+      checks.why = why.split("\n").slice(0, 3).join(" | ").slice(0, 300);
+      log("why document:", JSON.stringify(checks.why));
+
+      // 7. rendered: "Markdown: Open Preview" of that document is what claudeMemory.details.openAs "preview" (the
+      // default) runs (markdown.showPreview); its citation links open their details in the preview
+      await palette(page, "Markdown: Open Preview");
+      const previewFrame = await waitFor("the why story in a markdown preview", async () => {
+        for (const f of page.frames()) {
+          const text = await f.$eval("body", b => b.innerText).catch(() => "");
+          if (text.includes(`${base}, line ${ANNOTATED_LINE}`) && !text.includes("###")) return f;
+        }
+        return undefined;
+      }, 30000);
+      const link = await previewFrame.$("a[data-href^='../details/']");
+      if (!link) throw new Error("no citation link in the preview");
+      const target = await link.innerText();
+      checks.previewLinks = await previewFrame.$$eval("a[data-href^='../details/']", as => as.length);
+      await link.click();
+      const opened = await waitFor(`the details of ${target} in the preview`, async () => {
+        for (const f of page.frames()) {
+          const heading = await f.$eval("h1", h => h.innerText).catch(() => "");
+          if (heading === target) return heading;
+        }
+        return undefined;
+      }, 30000);
+      checks.previewLink = `${target} -> preview of # ${opened}`;
+      log("preview:", checks.previewLinks, "citation links; clicked:", checks.previewLink);
+      await page.screenshot({ path: SCREENSHOT_ANNOTATION.replace(/\.png$/, "-preview.png") });
+    }
     process.exitCode = 0;
   } catch (e) {
     console.error("FAILED:", e && e.message ? e.message : e);

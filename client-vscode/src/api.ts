@@ -1,7 +1,7 @@
 import { SERVER_COMMANDS, ServerCommand } from "./serverCommands";
 import type {
-  DetailsItem, FileHistoryArgs, FileHistoryResult, ForgetArgs, ForgetResult, HistoryEvent, ImportArgs, JsonObject,
-  SearchArgs, SearchResult, SessionInfo, SessionsArgs, ShowArgs, StatusArgs, StatusResult, TimelineArgs, TimelineResult,
+  BlameArgs, BlameRange, BlameResult, DetailsItem, EditRecord, FileHistoryArgs, FileHistoryResult, ForgetArgs, ForgetResult, HistoryEvent, ImportArgs, JsonObject,
+  SearchArgs, SearchResult, SessionInfo, SessionsArgs, ShowArgs, StatusArgs, StatusResult, TimelineArgs, TimelineResult, WhyArgs, WhyResult,
 } from "./types";
 
 /** Sends one `workspace/executeCommand` request with ONE object argument; resolves to the JSON result. */
@@ -55,6 +55,31 @@ export class MemoryApi {
   async fileHistory(args: FileHistoryArgs): Promise<FileHistoryResult> {
     return fileHistoryResult(await this.request(SERVER_COMMANDS.fileHistory, args));
   }
+
+  /** Which edit wrote each line of an open document (as the editor holds it). */
+  async blame(args: BlameArgs): Promise<BlameResult> {
+    return blameResult(await this.request(SERVER_COMMANDS.blame, args));
+  }
+
+  /** "Why is this code like this?" for lines of an open document: markdown, with the ranges behind it. */
+  async why(args: WhyArgs): Promise<WhyResult> {
+    const r = await this.request(SERVER_COMMANDS.why, args);
+    const o = (r && typeof r === "object" ? r : {}) as Partial<WhyResult>;
+    const b = blameResult(o);
+    return { ...b, markdown: typeof o.markdown === "string" ? o.markdown : "" };
+  }
+}
+
+const isLine = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n) && n >= 1;
+
+/** A blame answer with only well-formed ranges (1-based `start` <= `end`) and edits (objects with an id). */
+export function blameResult(r: unknown): BlameResult {
+  const o = (r && typeof r === "object" && !Array.isArray(r) ? r : {}) as Partial<BlameResult>;
+  const ranges = (Array.isArray(o.ranges) ? o.ranges : []).filter((x): x is BlameRange =>
+    !!x && typeof x === "object" && isLine(x.start) && isLine(x.end) && x.start <= x.end);
+  const edits = (Array.isArray(o.edits) ? o.edits : []).filter((e): e is EditRecord =>
+    !!e && typeof e === "object" && (typeof e.id === "number" || typeof e.id === "string"));
+  return { ...o, ranges, edits };
 }
 
 /** `{path, symbol, events: [...]}` (a bare list of events is accepted too). */

@@ -1,8 +1,11 @@
 import * as vscode from "vscode";
 import { MemoryApi } from "./api";
-import { readSettings } from "./config";
+import { readSettings, SECTION } from "./config";
 import { docUri, MemoryDocuments } from "./documents";
-import { citationAt, forgetPrompt, importSummary, normalizeCitation, renderFileHistory, searchPickItems, SearchPickItem } from "./render";
+import {
+  citationAt, forgetPrompt, importSummary, LINKED_COMMANDS, normalizeCitation, renderFileHistory, renderWhy, searchPickItems,
+  SearchPickItem, whyKnown, whyNothingMessage,
+} from "./render";
 import { StatusBar, REFRESH_STATUS_COMMAND } from "./status";
 import { OPEN_EVENT_COMMAND, SessionsTree } from "./tree";
 import type { DetailsItem } from "./types";
@@ -12,7 +15,7 @@ import type { DetailsItem } from "./types";
 export const COMMANDS = {
   search: "claudeMemory.searchMemory",
   timeline: "claudeMemory.showTimeline",
-  openCitation: "claudeMemory.openCitation",
+  openCitation: LINKED_COMMANDS.openCitation,
   forget: "claudeMemory.forgetMemory",
   import: "claudeMemory.importHistory",
   stats: "claudeMemory.showStats",
@@ -21,6 +24,9 @@ export const COMMANDS = {
   refreshStatus: REFRESH_STATUS_COMMAND,
   restartServer: "claudeMemory.restartServer",
   openEvent: OPEN_EVENT_COMMAND,
+  why: LINKED_COMMANDS.why,
+  toggleLineAnnotations: "claudeMemory.toggleLineAnnotations",
+  toggleGutterAnnotations: "claudeMemory.toggleGutterAnnotations",
 } as const;
 
 export interface WorkDoneValue { kind: "begin" | "report" | "end"; title?: string; message?: string; percentage?: number }
@@ -61,6 +67,29 @@ export function citationAtCursor(): string | undefined {
   }
   const pos = sel?.active;
   return pos ? citationAt(ed.document.lineAt(pos.line).text, pos.character) : undefined;
+}
+
+/** The 1-based lines of a selection (the cursor's line when empty); a selection that ends at the start of a
+ * line does not take that line in. */
+export function selectedLines(sel: vscode.Selection): { start: number; end: number } {
+  const start = sel.start.line + 1;
+  let end = sel.end.line + 1;
+  if (end > start && sel.end.character === 0) end -= 1;
+  return { start, end };
+}
+
+function fileName(uri: vscode.Uri): string {
+  return uri.fsPath.split(/[\\/]/).pop() || uri.fsPath;
+}
+
+/** Flip a boolean setting where it is set (workspace or user settings); returns the new value. */
+async function toggleSetting(key: string, current: boolean): Promise<boolean> {
+  const c = vscode.workspace.getConfiguration(SECTION);
+  const where = c.inspect?.(key);
+  const target = where?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder
+    : where?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+  await c.update(key, !current, target);
+  return !current;
 }
 
 async function askCitation(arg: unknown, prompt: string): Promise<string | undefined> {
@@ -196,6 +225,28 @@ export function registerCommands(deps: Deps): vscode.Disposable[] {
       await docs.open(docs.setResult(`history-${base}`, renderFileHistory(history, uri.fsPath, symbol)));
       return history;
     }),
+
+    guarded(COMMANDS.why, async (arg?: unknown) => {
+      const ed = vscode.window.activeTextEditor;
+      const uri = arg instanceof vscode.Uri ? arg : ed?.document.uri;
+      if (!ed || !uri || uri.scheme !== "file" || ed.document.uri.toString() !== uri.toString()) {
+        void vscode.window.showInformationMessage("Open a file and put the cursor on the lines to explain.");
+        return undefined;
+      }
+      const { start, end } = selectedLines(ed.selection);
+      const r = await deps.api().why({ uri: uri.toString(), startLine: start, endLine: end });
+      const name = fileName(uri);
+      if (!whyKnown(r)) {
+        void vscode.window.showInformationMessage(whyNothingMessage(r, name, start, end));
+        return r;
+      }
+      await docs.open(docs.setResult(`why-${name}-${start}-${end}`, renderWhy(r, name, start, end)));
+      return r;
+    }),
+
+    guarded(COMMANDS.toggleLineAnnotations, async () =>
+      toggleSetting("annotations.currentLine", readSettings().annotations.currentLine)),
+    guarded(COMMANDS.toggleGutterAnnotations, async () => toggleSetting("annotations.gutter", readSettings().annotations.gutter)),
 
     guarded(COMMANDS.refreshSessions, async () => tree.refresh()),
     guarded(COMMANDS.refreshStatus, async () => status.refresh()),

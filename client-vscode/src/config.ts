@@ -7,8 +7,11 @@ export const EXTENSION_VERSION = "0.1.0";
 /** Settings the language server reads itself (`claude_memory.lsp.settings.LspSettings`), flat in the section. */
 export const SERVER_SETTING_KEYS = [
   "hoverCitations", "hoverCode", "hoverLimit", "hoverMaxChars", "codeLens", "searchLimit", "searchMode",
-  "allProjects", "startService", "startTimeout", "requestTimeout",
+  "allProjects", "startService", "startTimeout", "requestTimeout", "hoverProvenance", "codeLensProvenance",
 ] as const;
+
+/** The extension's own line annotations (`claudeMemory.annotations.*`). */
+export interface AnnotationSettings { currentLine: boolean; gutter: boolean }
 
 export interface ServerSettings { command: string; args: string[]; pythonPath: string; env: Record<string, string>; dataDir: string }
 
@@ -20,10 +23,15 @@ export interface Settings {
   sessionsLimit: number;
   statusRefreshSeconds: number;
   openAs: "preview" | "source";
+  annotations: AnnotationSettings;
 }
 
 function num(v: unknown, dflt: number, min: number, max: number): number {
   return typeof v === "number" && Number.isFinite(v) ? Math.min(max, Math.max(min, Math.round(v))) : dflt;
+}
+
+function bool(v: unknown, dflt: boolean): boolean {
+  return typeof v === "boolean" ? v : dflt;
 }
 
 function stringRecord(v: unknown): Record<string, string> {
@@ -56,7 +64,14 @@ export function readSettings(): Settings {
     sessionsLimit: num(c.get("sessions.limit"), 50, 1, 1000),
     statusRefreshSeconds: num(c.get("status.refreshSeconds"), 30, 0, 86400),
     openAs: c.get<string>("details.openAs", "preview") === "source" ? "source" : "preview",
+    annotations: readAnnotationSettings(),
   };
+}
+
+/** Read on every cursor move: only the two annotation settings. */
+export function readAnnotationSettings(): AnnotationSettings {
+  const c = vscode.workspace.getConfiguration(SECTION);
+  return { currentLine: bool(c.get("annotations.currentLine"), true), gutter: bool(c.get("annotations.gutter"), false) };
 }
 
 /** `initializationOptions`: the server's own settings (it validates them, reports a bad one and falls back);

@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import { LanguageClient } from "vscode-languageclient/node";
+import { LineAnnotations } from "./annotations";
 import { MemoryApi } from "./api";
 import { createClient, onWorkDone, requester } from "./client";
 import { registerCommands } from "./commands";
@@ -17,6 +18,7 @@ export class MemoryExtension implements vscode.Disposable {
   readonly docs: MemoryDocuments;
   readonly tree: SessionsTree;
   readonly status: StatusBar;
+  readonly annotations: LineAnnotations;
   private client: LanguageClient | undefined;
   private starting: Promise<LanguageClient> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -27,6 +29,7 @@ export class MemoryExtension implements vscode.Disposable {
     this.docs = new MemoryDocuments(() => this.api);
     this.tree = new SessionsTree(() => this.api, () => ({ limit: readSettings().sessionsLimit, eventsLimit: 200 }));
     this.status = new StatusBar(() => this.api);
+    this.annotations = new LineAnnotations(() => this.api, undefined, undefined, m => this.output.debug(m));
   }
 
   activate(context: vscode.ExtensionContext): void {
@@ -34,6 +37,8 @@ export class MemoryExtension implements vscode.Disposable {
       this.output,
       this.docs,
       this.status,
+      this.annotations,
+      ...this.annotations.register(),
       vscode.workspace.registerTextDocumentContentProvider(SCHEME, this.docs),
       vscode.window.createTreeView(SESSIONS_VIEW, { treeDataProvider: this.tree, showCollapseAll: true }),
       ...registerCommands({
@@ -50,6 +55,7 @@ export class MemoryExtension implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration(e => {
         if (e.affectsConfiguration(`${SECTION}.status.refreshSeconds`)) this.status.schedule(readSettings().statusRefreshSeconds);
         if (e.affectsConfiguration(`${SECTION}.allProjects`)) this.tree.refresh();
+        if (e.affectsConfiguration(`${SECTION}.annotations`)) void this.annotations.update();
         if (e.affectsConfiguration(`${SECTION}.server`) || e.affectsConfiguration(`${SECTION}.dataDir`)) {
           void vscode.window.showInformationMessage("Claude Memory: restart the language server to use the new settings?", "Restart")
             .then(a => (a === "Restart" ? vscode.commands.executeCommand("claudeMemory.restartServer") : undefined));
@@ -58,7 +64,7 @@ export class MemoryExtension implements vscode.Disposable {
     );
     context.subscriptions.push(this);
     this.status.schedule(readSettings().statusRefreshSeconds);
-    void this.ready().then(() => { void this.status.refresh(); this.tree.refresh(); }, () => undefined);
+    void this.ready().then(() => { void this.status.refresh(); this.tree.refresh(); void this.annotations.update(); }, () => undefined);
   }
 
   /** The started language client (started once, on first need). */

@@ -1,8 +1,11 @@
 // Pure rendering: no `vscode` import, so every function here is unit-tested directly.
 import type {
-  DetailsItem, FileHistoryResult, JsonObject, ModelDownload, SearchHit, SearchResult, SessionInfo, StatusResult, TimelineEvent,
-  TimelineResult,
+  BlameRange, BlameResult, DetailsItem, EditRecord, FileHistoryResult, JsonObject, ModelDownload, SearchHit, SearchResult, SessionInfo, StatusResult, TimelineEvent,
+  TimelineResult, WhyResult,
 } from "./types";
+
+/** Extension commands that rendered markdown links to (ids as in package.json; commands.ts uses these). */
+export const LINKED_COMMANDS = { openCitation: "claudeMemory.openCitation", why: "claudeMemory.whyThisCode" } as const;
 
 const REF = /^\[?(?:mem:)?([0-9A-Za-z]{6})\]?$/;
 const IN_TEXT = /(?<![\w:])\[?mem:([0-9A-Za-z]{6})\b\]?/g;
@@ -65,6 +68,69 @@ export function searchPickItems(result: SearchResult): SearchPickItem[] {
   return result.results.filter(h => typeof h.citation === "string").map(searchPickItem);
 }
 
+// ---------------------------------------------------------------- citation links
+
+/**
+ * How a citation links to its memory. `document` (memory documents): a relative link to the `details/` document,
+ * which the markdown preview opens in place (every memory document lives one folder deep:
+ * `claude-memory:/details/…`, `/timeline/…`, `/result/…`). The built-in markdown preview never runs `command:`
+ * links (microsoft/vscode#215939), so documents do not use them. `command` (hovers, a `MarkdownString` trusted
+ * for {@link LINKED_COMMANDS} only): runs Open Citation.
+ */
+export type LinkStyle = "document" | "command";
+
+export function commandUri(command: string, args?: unknown[]): string {
+  return `command:${command}${args ? `?${encodeURIComponent(JSON.stringify(args))}` : ""}`;
+}
+
+/** `[mem:AbC123](…)`: the one way rendered markdown links a citation. */
+export function citationLink(citation: string, style: LinkStyle = "document"): string {
+  const id = citation.replace(/^mem:/, "");
+  const target = style === "command" ? commandUri(LINKED_COMMANDS.openCitation, [`mem:${id}`]) : `../details/${id}.md`;
+  return `[mem:${id}](${target})`;
+}
+
+const CITE_IN_MARKDOWN = /(\[)?(?<![\w:/.-])mem:([0-9A-Za-z]{6})(?![0-9A-Za-z])(\]\(|\])?/g;
+
+/** Citations in markdown text (`[mem:AbC123]` or bare `mem:AbC123`) made links; code spans, code fences and
+ * citations that already are link texts are left alone. */
+export function linkCitations(markdown: string, style: LinkStyle = "document"): string {
+  let fence: string | undefined;
+  return markdown.split("\n").map(line => {
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      if (f && f[1][0] === fence[0] && f[1].length >= fence.length && !line.slice(f[0].length).trim()) fence = undefined;
+      return line;
+    }
+    if (f) {
+      fence = f[1];
+      return line;
+    }
+    return outsideCodeSpans(line, text => text.replace(CITE_IN_MARKDOWN, (m: string, open?: string, id?: string, close?: string) => {
+      if (close === "](") return m; // already the text of a link
+      const link = citationLink(`mem:${id}`, style);
+      return open && close ? link : `${open ?? ""}${link}${close ?? ""}`;
+    }));
+  }).join("\n");
+}
+
+/** `fn` applied to the parts of one line of markdown that are not inside a code span. */
+function outsideCodeSpans(line: string, fn: (text: string) => string): string {
+  let out = "";
+  let at = 0;
+  const runs = /`+/g;
+  for (let m = runs.exec(line); m; m = runs.exec(line)) {
+    const closing = new RegExp(`(?<!\`)${m[0]}(?!\`)`, "g");
+    closing.lastIndex = m.index + m[0].length;
+    const end = closing.exec(line);
+    if (!end) break; // an unmatched run is literal text
+    out += fn(line.slice(at, m.index)) + line.slice(m.index, end.index + end[0].length);
+    at = end.index + end[0].length;
+    runs.lastIndex = at;
+  }
+  return out + fn(line.slice(at));
+}
+
 // ---------------------------------------------------------------- markdown documents
 
 /** A code fence longer than any backtick run inside `text`. */
@@ -74,32 +140,56 @@ export function fenced(text: string, lang = "text"): string {
   return `${fence}${lang}\n${text}\n${fence}`;
 }
 
+/** `text` as an inline code span, whatever backticks it holds. */
+export function code(text: string): string {
+  const s = text.replace(/\r\n|\r|\n/g, " ");
+  const longest = Math.max(0, ...Array.from(s.matchAll(/`+/g), m => m[0].length));
+  const ticks = "`".repeat(longest + 1);
+  const pad = longest > 0 || s.startsWith(" ") || s.endsWith(" ") ? " " : "";
+  return `${ticks}${pad}${s}${pad}${ticks}`;
+}
+
+/** Plain text that markdown shows as written (on one line). */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/\r\n|\r|\n/g, " ").replace(/([\\`*_{}[\]<>()#+!|~])/g, "\\$1");
+}
+
+/** One table cell: on one line, pipes escaped (also inside code spans, which GFM tables split before). */
 function cell(value: unknown): string {
-  return String(value ?? "").replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return String(value ?? "").replace(/\r\n|\r|\n/g, " ").replace(/\|/g, "\\|").trim();
+}
+
+/** A two-column table of the rows whose value is not empty; no such row, no table at all (a table without
+ * rows, or with an empty header, renders as a stray bar in the preview). */
+export function keyValueTable(rows: [string, unknown][], head: [string, string]): string[] {
+  const kept = rows.filter(([, v]) => cell(v) !== "");
+  if (!kept.length) return [];
+  return [`| ${cell(head[0])} | ${cell(head[1])} |`, "|---|---|", ...kept.map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`), ""];
 }
 
 function eventLine(e: TimelineEvent): string {
   const mark = e.is_target ? "**▶** " : "";
-  return `- ${mark}\`${e.citation}\` ${e.type ?? ""} · ${formatTime(e.timestamp, true)} — ${oneLine(e.preview, 200)}`;
+  return `- ${mark}${citationLink(e.citation)} ${e.type ?? ""} · ${formatTime(e.timestamp, true)} — ${escapeMarkdown(oneLine(e.preview, 200))}`;
 }
 
 export function renderDetails(d: DetailsItem): string {
   const rows: [string, unknown][] = [
-    ["Type", d.tool_name ? `${d.type} (${d.tool_name})` : d.type],
-    ["When", formatTime(d.timestamp, true) + (d.timestamp ? " UTC" : "")],
+    ["Type", d.tool_name ? `${d.type ?? "tool_use"} (${d.tool_name})` : d.type],
+    ["When", d.timestamp ? `${formatTime(d.timestamp, true)} UTC` : ""],
     ["Project", d.project ?? ""],
-    ["Session", d.session_id ? `\`${d.session_id}\`` : ""],
+    ["Session", d.session_id ? code(d.session_id) : ""],
   ];
   if (d.agent_id) rows.push(["Subagent", d.agent_id]);
-  if (d.files && d.files.length) rows.push(["Files", d.files.map(f => `\`${f}\``).join(", ")]);
+  if (d.files && d.files.length) rows.push(["Files", d.files.map(code).join(", ")]);
   const src = d.source;
   if (src?.path) {
     const lines = src.line_start ? `, lines ${src.line_start}${src.line_end && src.line_end !== src.line_start ? `–${src.line_end}` : ""}` : "";
-    rows.push(["Source", `\`${src.path}\`${lines}`]);
+    rows.push(["Source", `${code(src.path)}${lines}`]);
   }
   if (typeof d.tokens === "number") rows.push(["Tokens", d.tokens]);
-  const out = [`# ${d.citation}`, "", "| | |", "|---|---|", ...rows.map(([k, v]) => `| ${k} | ${cell(v)} |`), ""];
-  out.push("## Content", "", fenced(d.content ?? d.text ?? ""), "");
+  const out = [`# ${d.citation}`, "", ...keyValueTable(rows, ["Field", "Value"])];
+  const content = d.content ?? d.text ?? "";
+  out.push("## Content", "", content ? fenced(content) : "_No text._", "");
   if (d.neighbours && d.neighbours.length) {
     out.push("## In its session", "", ...d.neighbours.map(eventLine), "");
   }
@@ -112,7 +202,7 @@ export function renderTimeline(t: TimelineResult, title: string): string {
   for (const w of t.windows) {
     out.push(`## Session \`${w.session_id ?? "?"}\`${w.project ? ` · ${w.project}` : ""}`, "", ...w.events.map(eventLine), "");
   }
-  if (t.missing && t.missing.length) out.push(`Not found: ${t.missing.map(m => `\`${m}\``).join(", ")}`, "");
+  if (t.missing && t.missing.length) out.push(`Not found: ${t.missing.map(m => code(m)).join(", ")}`, "");
   return out.join("\n");
 }
 
@@ -132,7 +222,7 @@ export function renderStats(stats: JsonObject, status?: StatusResult): string {
   if (typeof events === "number") {
     out.push(`**${events} events** in ${stats["sessions"] ?? "?"} sessions across ${stats["projects"] ?? "?"} projects.`, "");
   }
-  out.push("| | |", "|---|---|", ...flatten(stats).map(([k, v]) => `| ${cell(k)} | ${cell(v)} |`), "");
+  out.push(...keyValueTable(flatten(stats), ["Statistic", "Value"]));
   if (status) out.push("## Service", "", statusText(status).tooltip, "");
   return out.join("\n");
 }
@@ -231,8 +321,91 @@ export function renderFileHistory(h: FileHistoryResult, path: string, symbol?: s
   if (typeof h.file_events === "number") out.push(`${h.file_events} events touched this file${h.events.length < h.file_events ? `; the newest ${h.events.length}:` : "."}`, "");
   if (!h.events.length) out.push("_No past session touched this file._", "");
   for (const e of h.events) {
-    out.push(`- \`${e.citation}\` ${e.type ?? ""} · ${formatTime(e.timestamp, true)} — ${oneLine(e.text, 200)}`);
+    out.push(`- ${citationLink(e.citation)} ${e.type ?? ""} · ${formatTime(e.timestamp, true)} — ${escapeMarkdown(oneLine(e.text, 200))}`);
   }
   out.push("");
   return out.join("\n");
+}
+
+// ---------------------------------------------------------------- line provenance (blame, why)
+
+/** Lines Claude wrote, 1-based and inclusive; `fuzzy`: changed since Claude wrote them. */
+export interface ClaudeSpan { start: number; end: number; fuzzy: boolean }
+
+export function claudeLines(blame: BlameResult): ClaudeSpan[] {
+  return blame.ranges
+    .filter(r => r.edit !== null && r.edit !== undefined)
+    .map(r => ({ start: r.start, end: r.end, fuzzy: r.method === "fuzzy" }));
+}
+
+/** The range covering `line` (1-based) when Claude wrote it, with its edit record. The edit is matched by the id
+ * as parsed from the same answer (ids are 63-bit: never compare them with ids parsed from another message). */
+export function blameAt(blame: BlameResult, line: number): { range: BlameRange; edit: EditRecord | undefined } | undefined {
+  const range = blame.ranges.find(r => r.start <= line && line <= r.end);
+  if (!range || range.edit === null || range.edit === undefined) return undefined;
+  return { range, edit: blame.edits.find(e => e.id === range.edit) };
+}
+
+function span(start: number, end: number): string {
+  return start === end ? `line ${start}` : `lines ${start}-${end}`;
+}
+
+/** How a range was matched, in words (as the server's hovers say it). */
+export function matchWords(r: BlameRange): string {
+  if (r.method === "fuzzy") {
+    return typeof r.confidence === "number" ? `fuzzy match, ${Math.round(r.confidence * 100)}%: changed since` : "fuzzy match: changed since";
+  }
+  return r.method === "normalized" ? "same but for whitespace" : "exact";
+}
+
+/** The end-of-line annotation for `line` (1-based) when Claude wrote it, e.g.
+ * `Claude · 2026-03-11 · “Add an apply_discount method to the cart” (mem:j9ULpU)`; undefined otherwise. */
+export function annotationText(blame: BlameResult, line: number, max = 80): string | undefined {
+  const at = blameAt(blame, line);
+  if (!at) return undefined;
+  const { range, edit } = at;
+  const parts = [range.method === "fuzzy" ? "Claude (changed since)" : "Claude"];
+  const day = (edit?.timestamp ?? "").slice(0, 10);
+  if (day) parts.push(day);
+  const prompt = oneLine(edit?.prompt?.text, max);
+  let what = prompt ? `“${prompt}”` : edit?.tool ?? "";
+  if (edit?.citation) what += `${what ? " " : ""}(${edit.citation})`;
+  if (what) parts.push(what);
+  return parts.join(" · ");
+}
+
+/** The annotation's hover: which conversation wrote the lines and why, citations as command links (the hover's
+ * MarkdownString is trusted for {@link LINKED_COMMANDS} only). */
+export function annotationHover(blame: BlameResult, line: number): string | undefined {
+  const at = blameAt(blame, line);
+  if (!at) return undefined;
+  const { range, edit } = at;
+  const cite = (c: string | null | undefined) => (c ? ` ${citationLink(c, "command")}` : "");
+  const out = [`**Claude wrote ${span(range.start, range.end)}** (${escapeMarkdown(matchWords(range))})`];
+  if (edit) {
+    const who = [edit.session_id ? `session ${code(shortId(edit.session_id))}` : "", edit.model ? escapeMarkdown(edit.model) : "",
+      edit.agent_id ? `subagent ${code(shortId(edit.agent_id))}` : ""].filter(Boolean).join(" · ");
+    out.push(`${escapeMarkdown(edit.tool ?? "Edit")}${cite(edit.citation)} on ${formatTime(edit.timestamp) || "an unknown day"}${who ? ` · ${who}` : ""}`);
+    if (edit.prompt?.text) out.push(`Asked: “${escapeMarkdown(oneLine(edit.prompt.text, 300))}”${cite(edit.prompt.citation)}`);
+    if (edit.answer?.text) out.push(`Claude: “${escapeMarkdown(oneLine(edit.answer.text, 300))}”${cite(edit.answer.citation)}`);
+  }
+  out.push(`[Why is this code like this?](${commandUri(LINKED_COMMANDS.why)})`);
+  return out.join("\n\n");
+}
+
+/** The "Why is this code like this?" document: the server's markdown with its citations linked. */
+export function renderWhy(r: WhyResult, name: string, start: number, end: number): string {
+  const md = r.markdown.trim() ? r.markdown : `### ${name}, ${span(start, end)}\n\nNothing is remembered about these lines.\n`;
+  return `${linkCitations(md).replace(/\n*$/, "")}\n`;
+}
+
+/** Whether a why answer tells of any line Claude wrote. */
+export function whyKnown(r: WhyResult): boolean {
+  return r.ranges.some(x => x.edit !== null && x.edit !== undefined);
+}
+
+/** The message when nothing is known about the lines: the server's own sentence when it gave one. */
+export function whyNothingMessage(r: WhyResult, name: string, start: number, end: number): string {
+  const said = oneLine(r.markdown.replace(/^#{1,6} .*$/m, ""), 300);
+  return `Claude Memory: ${span(start, end)} of ${name}: ${said || "nothing is remembered about these lines."}`;
 }

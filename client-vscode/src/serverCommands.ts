@@ -11,6 +11,8 @@ export const SERVER_COMMANDS = {
   status: "claudeMemory.status",
   sessions: "claudeMemory.sessions",
   fileHistory: "claudeMemory.fileHistory",
+  blame: "claudeMemory.blame",
+  why: "claudeMemory.why",
 } as const;
 
 export type ServerCommandKey = keyof typeof SERVER_COMMANDS;

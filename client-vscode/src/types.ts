@@ -17,6 +17,10 @@ export interface ImportArgs { project?: string }
 export interface StatusArgs { start?: boolean }
 export interface SessionsArgs { project?: string; allProjects?: boolean; limit?: number }
 export interface FileHistoryArgs { path?: string; uri?: string; symbol?: string; limit?: number }
+/** An open document (`file:` URI): blamed as the editor holds its text. */
+export interface BlameArgs { uri: string }
+/** Lines `startLine`..`endLine` (1-based, inclusive; `endLine` defaults to `startLine`) of the document `uri`. */
+export interface WhyArgs { uri: string; startLine: number; endLine?: number }
 
 /** One layer-1 hit (`index` result). */
 export interface SearchHit {
@@ -105,6 +109,46 @@ export interface SessionInfo {
   prompts?: number;
   subagents?: number;
 }
+
+/** How a line range was matched to the edit that wrote it: `fuzzy` means changed since Claude wrote it. */
+export type MatchMethod = "exact" | "normalized" | "fuzzy";
+
+/** Lines `start`..`end` (1-based, inclusive) of a blamed file; `edit` null: Claude did not write them.
+ * `edit` ids are 63-bit integers that JSON.parse rounds: compare them only with ids parsed from the same answer. */
+export interface BlameRange { start: number; end: number; edit: number | string | null; confidence?: number; method?: MatchMethod | null }
+
+/** A prompt or an answer quoted with an edit. */
+export interface EditExcerpt { citation?: string | null; text?: string | null; timestamp?: string | null }
+
+/** One remembered Write / Edit / MultiEdit of a file. */
+export interface EditRecord {
+  id: number | string;
+  citation?: string | null;
+  tool?: string | null;
+  tool_use_id?: string | null;
+  file?: string | null;
+  session_id?: string | null;
+  agent_id?: string | null;
+  timestamp?: string | null;
+  model?: string | null;
+  source?: SourceRef | null;
+  prompt?: EditExcerpt | null;
+  answer?: EditExcerpt | null;
+}
+
+/** `claudeMemory.blame`: ranges cover every line of the document; `edits` are the records they point at. */
+export interface BlameResult {
+  path?: string;
+  lines?: number;
+  claude_lines?: number;
+  edit_records?: number;
+  sessions?: number;
+  ranges: BlameRange[];
+  edits: EditRecord[];
+}
+
+/** `claudeMemory.why`: the story of some lines as markdown, with the blame ranges (clipped) behind it. */
+export interface WhyResult { markdown: string; path?: string; ranges: BlameRange[]; edits: EditRecord[] }
 
 export interface ForgetResult { matching?: number; forgotten?: number }
 

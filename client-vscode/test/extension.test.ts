@@ -9,6 +9,8 @@ import { serverOptions, commandMiddleware } from "../src/client";
 import { COMMANDS } from "../src/commands";
 import { ALL_SERVER_COMMANDS, SERVER_COMMANDS } from "../src/serverCommands";
 import { SessionsTree } from "../src/tree";
+import { LineAnnotations } from "../src/annotations";
+import { initializationOptions, SERVER_SETTING_KEYS } from "../src/config";
 import pkg from "../package.json";
 import searchJson from "./fixtures/search.json";
 import showJson from "./fixtures/show.json";
@@ -20,6 +22,8 @@ import importJson from "./fixtures/import.json";
 import historyJson from "./fixtures/fileHistory.json";
 import sessionTimelineJson from "./fixtures/sessionTimeline.json";
 import importProgressJson from "./fixtures/importProgress.json";
+import blameJson from "./fixtures/blame.json";
+import whyJson from "./fixtures/why.json";
 
 const answer = (command: string, arg: { session?: string }) =>
   command === SERVER_COMMANDS.timeline && arg.session ? sessionTimelineJson : ANSWERS[command] ?? null;
@@ -50,11 +54,13 @@ const sent = () => server.sent.map(s => [s.command, s.arg]);
 beforeEach(async () => {
   await ext.ready();
   await new Promise(r => setImmediate(r)); // let activation's first status/tree refresh finish
+  vscode.window.activeTextEditor = undefined;
+  vscode.window.visibleTextEditors = [];
+  for (const k of Object.keys(vscode.settings)) delete vscode.settings[k];
+  await ext.annotations.update(); // no editor: every annotation cleared
   server.reset();
   server.handle = answer;
   vscode.ui.reset();
-  vscode.window.activeTextEditor = undefined;
-  for (const k of Object.keys(vscode.settings)) delete vscode.settings[k];
   vscode.executed.length = 0;
 });
 
@@ -331,6 +337,182 @@ test("a server that does not start: one error message, commands report it", asyn
   assert.ok(vscode.ui.errors.includes("Claude Memory: spawn claude-memory ENOENT"));
   server.failStart = false;
   await ext.restart();
+});
+
+// src/shop/cart.py as the fixture blame (test/fixtures/blame.json) saw it: lines 1-9 by a Write, 10-11 by an Edit,
+// 12-13 by that Edit but changed since (fuzzy), 14-15 not Claude's.
+const CART = [
+  "class Cart:", "    def __init__(self):", "        self.items = []", "", "    def add(self, name, price):",
+  "        self.items.append((name, price))", "", "    def total(self):", "        return sum(price for _, price in self.items)", "",
+  "    def apply_discount(self, percent):", "        return round(self.total() * (100 - percent) / 100, 2)", "",
+  "    def clear(self):", "        self.items = []",
+].join("\n");
+const CART_URI = vscode.Uri.file("/home/dev/shop/src/shop/cart.py");
+const blameAnswer = (command: string, arg: { session?: string }) => (command === SERVER_COMMANDS.blame ? blameJson : answer(command, arg));
+const debounce = () => new Promise(r => setTimeout(r, 250));
+const key = (t: unknown) => (t as { key: string }).key;
+const move = (ed: ReturnType<typeof vscode.editor>, line: number, character = 0) => {
+  ed.selection = new vscode.Selection(new vscode.Position(line, character), new vscode.Position(line, character));
+  vscode.events.selection.fire({ textEditor: ed, selections: [ed.selection] });
+};
+
+test("current-line annotation: who wrote the cursor's line when Claude did, cleared elsewhere; one blame per version", async () => {
+  server.handle = blameAnswer;
+  const ed = vscode.editor(CART, CART_URI, 0, 0);
+  vscode.window.activeTextEditor = ed;
+  vscode.window.visibleTextEditors = [ed];
+  const lineKey = key(ext.annotations.types.currentLine);
+  move(ed, 11, 8); // line 12: Claude's Edit, changed since
+  await debounce();
+  assert.deepEqual(sent(), [["claudeMemory.blame", { uri: "file:///home/dev/shop/src/shop/cart.py" }]]);
+  const [d] = ed.decorations.get(lineKey) ?? [];
+  assert.equal(d.renderOptions.after.contentText, "Claude (changed since) · 2026-03-11 · “Add an apply_discount method to the cart” (mem:j9ULpU)");
+  assert.deepEqual(d.range, new vscode.Range(11, 61, 11, 61)); // after the line's text
+  assert.match(d.hoverMessage.value, /^\*\*Claude wrote lines 12-13\*\* \(fuzzy match, 89%: changed since\)/);
+  assert.deepEqual(d.hoverMessage.isTrusted, { enabledCommands: ["claudeMemory.openCitation", "claudeMemory.whyThisCode"] });
+  const type = vscode.decorationTypes.find(t => t.key === lineKey);
+  assert.equal(type?.options.after.margin, "0 0 0 3em");
+  // a line Claude did not write: the annotation goes at once, and nothing new is asked (same version)
+  move(ed, 13);
+  assert.deepEqual(ed.decorations.get(lineKey), []);
+  await debounce();
+  assert.deepEqual(ed.decorations.get(lineKey), []);
+  move(ed, 0);
+  await debounce();
+  assert.equal(ed.decorations.get(lineKey)?.[0].renderOptions.after.contentText,
+    "Claude · 2026-03-11 · “Create the cart module with a Cart class that sums item prices” (mem:JXRpb4)");
+  assert.equal(server.sent.length, 1, "the blame of version 1 was asked once");
+  // a new version is blamed again
+  ed.document.version = 2;
+  vscode.events.documentChange.fire({ document: ed.document, contentChanges: [{}] });
+  assert.deepEqual(ed.decorations.get(lineKey), [], "typing hides the annotation until the new blame");
+  await debounce();
+  assert.equal(server.sent.length, 2);
+  assert.equal(ed.decorations.get(lineKey)?.length, 1);
+  // the setting off clears it (Toggle Line Annotations), back on shows it again
+  assert.equal(await run(COMMANDS.toggleLineAnnotations), false);
+  assert.equal(vscode.settings["claudeMemory.annotations.currentLine"], false);
+  await ext.annotations.update();
+  assert.deepEqual(ed.decorations.get(lineKey), []);
+  assert.equal(await run(COMMANDS.toggleLineAnnotations), true);
+  await ext.annotations.update();
+  assert.equal(ed.decorations.get(lineKey)?.length, 1);
+  // another editor (not a file): the first one's annotation goes, nothing is asked
+  const notes = vscode.editor("mem:sBS4Lt", vscode.Uri.parse("untitled:notes"), 0, 0);
+  vscode.window.activeTextEditor = notes;
+  vscode.events.activeEditor.fire(notes);
+  assert.deepEqual(ed.decorations.get(lineKey), []);
+  await debounce();
+  assert.equal(server.sent.length, 2);
+  assert.equal(notes.decorations.get(lineKey), undefined);
+});
+
+test("blames are cached per document version and asked again after refreshMs; a failure shows nothing", async () => {
+  server.handle = blameAnswer;
+  const doc = vscode.editor(CART, vscode.Uri.file("/w/cached.py"), 0, 0).document as never;
+  const fresh = new LineAnnotations(() => ext.api, () => ({ currentLine: true, gutter: false }), { refreshMs: 0 });
+  const kept = new LineAnnotations(() => ext.api, () => ({ currentLine: true, gutter: false }), { refreshMs: 60_000 });
+  await Promise.all([kept.blameOf(doc), kept.blameOf(doc)]);
+  await kept.blameOf(doc);
+  assert.equal(server.sent.length, 1, "one request for concurrent and later asks of one version");
+  await fresh.blameOf(doc);
+  await fresh.blameOf(doc);
+  assert.equal(server.sent.length, 3, "asked again once refreshMs has passed");
+  server.handle = () => new Error("service down");
+  const failing = new LineAnnotations(() => ext.api);
+  assert.equal(await failing.blameOf(doc), undefined);
+  assert.equal((await fresh.blameOf(doc))?.claude_lines, 13, "a failed refresh keeps the last blame");
+  for (const a of [fresh, kept, failing]) a.dispose();
+});
+
+test("gutter annotations (setting on): every line Claude wrote in the visible file editors, fuzzy ones apart", async () => {
+  server.handle = blameAnswer;
+  vscode.settings["claudeMemory.annotations.gutter"] = true;
+  const ed = vscode.editor(CART, vscode.Uri.file("/home/dev/shop/src/shop/cart2.py"), 0, 0);
+  const other = vscode.editor("x", vscode.Uri.parse("untitled:x"), 0, 0);
+  vscode.window.visibleTextEditors = [ed, other];
+  const { gutter, gutterFuzzy } = ext.annotations.types;
+  await ext.annotations.update();
+  assert.deepEqual(sent(), [["claudeMemory.blame", { uri: "file:///home/dev/shop/src/shop/cart2.py" }]]);
+  assert.deepEqual(ed.decorations.get(key(gutter)), [new vscode.Range(0, 0, 8, 0), new vscode.Range(9, 0, 10, 0)]);
+  assert.deepEqual(ed.decorations.get(key(gutterFuzzy)), [new vscode.Range(11, 0, 12, 0)]);
+  assert.equal(other.decorations.size, 0);
+  const styles = [gutter, gutterFuzzy].map(t => vscode.decorationTypes.find(x => x.key === key(t))?.options);
+  assert.deepEqual(styles.map(o => [o.isWholeLine, o.borderStyle, o.borderWidth, o.overviewRulerLane]),
+    [[true, "solid", "0 0 0 2px", vscode.OverviewRulerLane.Left], [true, "dotted", "0 0 0 2px", vscode.OverviewRulerLane.Left]]);
+  assert.notDeepEqual(styles[0].borderColor, styles[1].borderColor);
+  const colors = pkg.contributes.colors.map(c => c.id);
+  for (const o of styles) assert.ok(colors.includes(o.borderColor.id) && colors.includes(o.overviewRulerColor.id), o.borderColor.id);
+  const line = vscode.decorationTypes.find(x => x.key === key(ext.annotations.types.currentLine))?.options;
+  assert.ok(colors.includes(line.after.color.id));
+  // Toggle Gutter Annotations: off clears the marks
+  assert.equal(await run(COMMANDS.toggleGutterAnnotations), false);
+  await ext.annotations.update();
+  assert.deepEqual(ed.decorations.get(key(gutter)), []);
+  assert.deepEqual(ed.decorations.get(key(gutterFuzzy)), []);
+  // the setting's default is off, and no blame is asked for then
+  server.reset();
+  delete vscode.settings["claudeMemory.annotations.gutter"];
+  await ext.annotations.update();
+  assert.deepEqual(sent(), []);
+});
+
+test("Why Is This Code Like This? -> claudeMemory.why {uri, startLine, endLine} for the selection, opens the story", async () => {
+  server.handle = (command: string, arg: { session?: string }) => (command === SERVER_COMMANDS.why ? whyJson : answer(command, arg));
+  const ed = vscode.editor(CART, CART_URI, 0, 0);
+  // lines 10-13 selected (the selection ends at the start of line 14, which is not taken in)
+  ed.selection = new vscode.Selection(new vscode.Position(13, 0), new vscode.Position(9, 0));
+  vscode.window.activeTextEditor = ed;
+  await run(COMMANDS.why);
+  assert.deepEqual(sent(), [["claudeMemory.why", { uri: "file:///home/dev/shop/src/shop/cart.py", startLine: 10, endLine: 13 }]]);
+  const doc = "claude-memory:/result/why-cart.py-10-13.md";
+  assert.deepEqual(vscode.ui.shown, [doc]);
+  assert.deepEqual(vscode.executed.map(e => e.command), ["markdown.showPreview"]); // rendered, not markdown source
+  const md = vscode.ui.rendered.get(doc) ?? "";
+  assert.match(md, /^### cart\.py, lines 10-13\n\n- Lines 10-11 \(exact\): Edit \[mem:j9ULpU\]\(\.\.\/details\/j9ULpU\.md\) on 2026-03-11/);
+  assert.ok(md.includes("- Lines 12-13 (fuzzy match, 89%: changed since)"));
+  // a citation link resolves, relative to the document, to a details document the extension serves
+  const target = new URL("../details/j9ULpU.md", doc).href;
+  assert.equal(target, "claude-memory:/details/j9ULpU.md");
+  server.reset();
+  server.handle = answer;
+  assert.match(await vscode.providers["claude-memory"].provideTextDocumentContent(vscode.Uri.parse(target)), /^# mem:sBS4Lt/);
+  assert.deepEqual(sent(), [["claudeMemory.show", { ref: "mem:j9ULpU" }]]);
+  // the cursor's line from the context menu (the URI argument); nothing known: a message, no document
+  server.reset();
+  vscode.ui.reset();
+  server.handle = () => ({
+    markdown: "### cart.py, line 14\n\nClaude did not write these lines (as far as the remembered edits show).\n",
+    path: "/home/dev/shop/src/shop/cart.py", ranges: [{ start: 14, end: 14, edit: null, confidence: 0, method: null }], edits: [],
+  });
+  ed.selection = new vscode.Selection(new vscode.Position(13, 4), new vscode.Position(13, 4));
+  await run(COMMANDS.why, CART_URI);
+  assert.deepEqual(sent(), [["claudeMemory.why", { uri: "file:///home/dev/shop/src/shop/cart.py", startLine: 14, endLine: 14 }]]);
+  assert.deepEqual(vscode.ui.infos, ["Claude Memory: line 14 of cart.py: Claude did not write these lines (as far as the remembered edits show)."]);
+  assert.deepEqual(vscode.ui.shown, []);
+  // no file in the editor: nothing is asked
+  server.reset();
+  vscode.window.activeTextEditor = vscode.editor("x", vscode.Uri.parse("untitled:x"), 0, 0);
+  await run(COMMANDS.why);
+  assert.deepEqual(sent(), []);
+  assert.equal(vscode.ui.infos[1], "Open a file and put the cursor on the lines to explain.");
+});
+
+test("provenance settings: declared with their defaults, and the server's reach it", () => {
+  const props = pkg.contributes.configuration.properties as Record<string, { type: string; default: unknown }>;
+  assert.deepEqual(props["claudeMemory.annotations.currentLine"], { ...props["claudeMemory.annotations.currentLine"], type: "boolean", default: true });
+  assert.deepEqual(props["claudeMemory.annotations.gutter"], { ...props["claudeMemory.annotations.gutter"], type: "boolean", default: false });
+  for (const k of ["hoverProvenance", "codeLensProvenance"]) {
+    assert.equal(props[`claudeMemory.${k}`].default, true);
+    assert.ok((SERVER_SETTING_KEYS as readonly string[]).includes(k));
+  }
+  vscode.settings["claudeMemory.hoverProvenance"] = false;
+  vscode.settings["claudeMemory.codeLensProvenance"] = true;
+  assert.deepEqual(initializationOptions().claudeMemory, { hoverProvenance: false, codeLensProvenance: true });
+  const titles = Object.fromEntries(pkg.contributes.commands.map(c => [c.command, c.title]));
+  assert.equal(titles[COMMANDS.why], "Why Is This Code Like This?");
+  assert.ok(pkg.contributes.menus["editor/context"].some(m => m.command === COMMANDS.why && m.when === "resourceScheme == file"));
+  assert.deepEqual(Object.values(SERVER_COMMANDS).slice(-3), ["claudeMemory.fileHistory", "claudeMemory.blame", "claudeMemory.why"]);
 });
 
 test("deactivate stops the client; disposing unregisters commands", async () => {

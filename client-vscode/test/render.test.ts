@@ -3,11 +3,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  citationAt, eventItemData, fenced, forgetPrompt, formatTime, importSummary, normalizeCitation, renderDetails,
-  renderFileHistory, renderStats, renderTimeline, searchPickItems, sessionItemData, statusText, timelineEvents,
+  annotationHover, annotationText, blameAt, citationAt, citationLink, claudeLines, code, eventItemData, fenced, forgetPrompt,
+  formatTime, importSummary, keyValueTable, linkCitations, normalizeCitation, renderDetails, renderFileHistory, renderStats,
+  renderTimeline, renderWhy, searchPickItems, sessionItemData, statusText, timelineEvents, whyKnown, whyNothingMessage,
 } from "../src/render";
-import { fileHistoryResult, sessionWindow, unwrapDetails } from "../src/api";
-import type { DetailsItem, HistoryEvent, SearchResult, SessionInfo, StatusResult, TimelineResult } from "../src/types";
+import { blameResult, fileHistoryResult, sessionWindow, unwrapDetails } from "../src/api";
+import type { DetailsItem, HistoryEvent, SearchResult, SessionInfo, StatusResult, TimelineResult, WhyResult } from "../src/types";
 import searchJson from "./fixtures/search.json";
 import showJson from "./fixtures/show.json";
 import timelineJson from "./fixtures/timeline.json";
@@ -17,6 +18,8 @@ import statusJson from "./fixtures/status.json";
 import importJson from "./fixtures/import.json";
 import historyJson from "./fixtures/fileHistory.json";
 import sessionTimelineJson from "./fixtures/sessionTimeline.json";
+import blameJson from "./fixtures/blame.json";
+import whyJson from "./fixtures/why.json";
 
 const search = searchJson as unknown as SearchResult;
 const show = (showJson as unknown as { details: DetailsItem[] }).details[0];
@@ -60,7 +63,7 @@ test("QuickPick items from a search result: citation + summary, type/time, snipp
   assert.deepEqual(searchPickItems({ results: [] }), []);
 });
 
-test("details document: header table, content fenced, source, neighbours", () => {
+test("details document: facts table, content fenced, source, neighbours linked", () => {
   const md = renderDetails(show);
   assert.match(md, /^# mem:sBS4Lt\n/);
   assert.ok(md.includes("| Type | tool_use (Bash) |"));
@@ -69,9 +72,11 @@ test("details document: header table, content fenced, source, neighbours", () =>
   assert.ok(md.includes("| Session | `dc75efdc-6adf-4400-9099-a7992cc138fc` |"));
   assert.ok(md.includes("-home-dev-work/dc75efdc-6adf-4400-9099-a7992cc138fc.jsonl`, lines 26–27 |"));
   assert.ok(md.includes("## Content\n\n```text\nBash: echo hello-from-mock\nPrint a greeting\nhello-from-mock\n```"));
+  assert.ok(md.includes("| Field | Value |\n|---|---|\n| Type |"), "a header that says what the columns are");
   assert.ok(md.includes("## In its session"));
-  assert.ok(md.includes("- **▶** `mem:sBS4Lt` tool_use · 2026-11-22 05:57:11 — Bash: echo hello-from-mock"));
-  assert.ok(md.includes("- `mem:eBbWIQ` user_prompt · 2026-11-22 05:57:11 — Please RUN_TOOL now"));
+  assert.ok(md.includes("- **▶** [mem:sBS4Lt](../details/sBS4Lt.md) tool_use · 2026-11-22 05:57:11 — Bash: echo hello-from-mock"));
+  // preview text is shown as written (`RUN_TOOL`, `__init__` stay text, not emphasis)
+  assert.ok(md.includes("- [mem:eBbWIQ](../details/eBbWIQ.md) user_prompt · 2026-11-22 05:57:11 — Please RUN\\_TOOL now"));
   // `content` (the LSP's name) wins over `text`; backticks inside content get a longer fence
   const md2 = renderDetails({ citation: "mem:AAAAAA", content: "use ```js fences```" });
   assert.ok(md2.includes("````text\nuse ```js fences```\n````"));
@@ -161,7 +166,98 @@ test("stats document, import summary, forget prompt, file history", () => {
     'Forget mem:sBS4Lt (tool_use, 2026-11-22 05:57): "Bash: echo hello-from-mock Print a greeting hello-from-mock"? It is removed from the store and the search index for good.');
   const fh = renderFileHistory(fileHistoryResult(historyJson), "/ignored");
   assert.ok(fh.startsWith("# History of `/home/USER/projects/spotter-worktrees/spotter-dov/assets/js/app.js`\n\n15 events touched this file; the newest 3:\n"));
-  assert.ok(fh.includes("- `mem:h8oXHO` tool_use · 2026-02-12 21:00:30 — Bash: git add .beads/issues.jsonl assets/js/app.js"));
+  assert.ok(fh.includes("- [mem:h8oXHO](../details/h8oXHO.md) tool_use · 2026-02-12 21:00:30 — Bash: git add .beads/issues.jsonl assets/js/app.js"));
   assert.match(renderFileHistory(fileHistoryResult({ events: [] }), "/w/a.py"), /^# History of `\/w\/a.py`\n\n_No past session touched this file._/);
   assert.equal(fileHistoryResult([{ citation: "mem:AAAAAA" }]).events.length, 1);
+});
+
+/** The pipes of a markdown table row that separate cells (an escaped `\|` is text). */
+const cellBars = (row: string) => (row.match(/(?<!\\)\|/g) ?? []).length;
+
+test("a details page always renders cleanly: no empty table, no empty header, no stray pipes or line breaks", () => {
+  // a memory with nothing but its citation: no table at all (an empty one shows as a stray bar in the preview)
+  const bare = renderDetails({ citation: "mem:AAAAAA" });
+  assert.equal(bare, "# mem:AAAAAA\n\n## Content\n\n_No text._\n");
+  assert.ok(!bare.includes("|"));
+  assert.ok(!bare.includes("undefined"));
+  // values with pipes, line breaks and backticks stay inside their cell
+  const md = renderDetails({
+    citation: "mem:BBBBBB", tool_name: "Bash", project: "/w/a|b", session_id: "s1", agent_id: "agent\nx",
+    files: ["/w/x|y.py", "/w/we`ird.py"], source: { path: "/t/s|1.jsonl", line_start: 3, line_end: 4 }, content: "a | b\nc",
+  });
+  const rows = md.split("\n").filter(l => l.startsWith("|"));
+  assert.equal(rows[0], "| Field | Value |");
+  assert.equal(rows.length, 2 + 6); // header, rule, Type, Project, Session, Subagent, Files, Source
+  for (const r of rows) assert.equal(cellBars(r), 3, r);
+  assert.ok(md.includes("| Type | tool_use (Bash) |"));
+  assert.ok(md.includes("| Project | /w/a\\|b |"));
+  assert.ok(md.includes("| Subagent | agent x |"));
+  assert.ok(md.includes("| Files | `/w/x\\|y.py`, `` /w/we`ird.py `` |"));
+  assert.ok(!md.includes("| When |"), "empty values are left out");
+  assert.ok(md.includes("```text\na | b\nc\n```"), "content is fenced, not put in a table");
+  assert.deepEqual(keyValueTable([["a", ""], ["b", null]], ["K", "V"]), []);
+  assert.equal(code("a`b"), "`` a`b ``");
+  // an empty stats answer has no table either
+  assert.ok(!renderStats({}).includes("|"));
+});
+
+test("citations in markdown become links to their details document; code is left alone", () => {
+  assert.equal(citationLink("mem:AbC123"), "[mem:AbC123](../details/AbC123.md)");
+  assert.equal(citationLink("mem:AbC123", "command"), "[mem:AbC123](command:claudeMemory.openCitation?%5B%22mem%3AAbC123%22%5D)");
+  assert.equal(linkCitations("Edit [mem:j9ULpU] on 2026-03-11, see mem:FQtSGq."),
+    "Edit [mem:j9ULpU](../details/j9ULpU.md) on 2026-03-11, see [mem:FQtSGq](../details/FQtSGq.md).");
+  assert.equal(linkCitations("`mem:AAAAAA` and ``x mem:BBBBBB``"), "`mem:AAAAAA` and ``x mem:BBBBBB``");
+  assert.equal(linkCitations("```\nmem:AAAAAA\n```\nmem:BBBBBB"), "```\nmem:AAAAAA\n```\n[mem:BBBBBB](../details/BBBBBB.md)");
+  assert.equal(linkCitations("[mem:AAAAAA](../details/AAAAAA.md) xmem:BBBBBB mem:CCCCCCC"), "[mem:AAAAAA](../details/AAAAAA.md) xmem:BBBBBB mem:CCCCCCC");
+});
+
+const blame = blameResult(blameJson);
+
+test("blame: Claude's lines, and the current-line annotation (fuzzy labelled as changed since)", () => {
+  // 63-bit edit ids: ranges and edits parsed from the same answer round the same way, and these two stay apart
+  assert.notEqual(blame.edits[0].id, blame.edits[1].id);
+  assert.deepEqual(claudeLines(blame), [{ start: 1, end: 9, fuzzy: false }, { start: 10, end: 11, fuzzy: false }, { start: 12, end: 13, fuzzy: true }]);
+  assert.equal(blameAt(blame, 5)?.edit?.citation, "mem:JXRpb4");
+  assert.equal(annotationText(blame, 1), "Claude · 2026-03-11 · “Create the cart module with a Cart class that sums item prices” (mem:JXRpb4)");
+  assert.equal(annotationText(blame, 11), "Claude · 2026-03-11 · “Add an apply_discount method to the cart” (mem:j9ULpU)");
+  assert.equal(annotationText(blame, 12), "Claude (changed since) · 2026-03-11 · “Add an apply_discount method to the cart” (mem:j9ULpU)");
+  assert.equal(annotationText(blame, 14), undefined); // not Claude's
+  assert.equal(annotationText(blame, 99), undefined);
+  assert.equal(annotationText(blame, 1, 20), "Claude · 2026-03-11 · “Create the cart mod…” (mem:JXRpb4)");
+  // an edit without its prompt still says what wrote the line
+  const bare = blameResult({ ranges: [{ start: 1, end: 1, edit: 7, method: "exact" }], edits: [{ id: 7, tool: "Write", citation: "mem:AAAAAA" }] });
+  assert.equal(annotationText(bare, 1), "Claude · Write (mem:AAAAAA)");
+  const hover = annotationHover(blame, 12) ?? "";
+  assert.match(hover, /^\*\*Claude wrote lines 12-13\*\* \(fuzzy match, 89%: changed since\)/);
+  assert.ok(hover.includes("Edit [mem:j9ULpU](command:claudeMemory.openCitation?%5B%22mem%3Aj9ULpU%22%5D) on 2026-03-11 09:20"));
+  assert.ok(hover.includes("Asked: “Add an apply\\_discount method to the cart” [mem:FQtSGq](command:"));
+  assert.ok(hover.endsWith("[Why is this code like this?](command:claudeMemory.whyThisCode)"));
+  assert.equal(annotationHover(blame, 14), undefined);
+});
+
+test("blame and why answers are read defensively", () => {
+  assert.deepEqual(blameResult(null), { ranges: [], edits: [] });
+  assert.deepEqual(blameResult([1, 2]), { ranges: [], edits: [] });
+  const odd = blameResult({ ranges: [{ start: 0, end: 2, edit: 1 }, { start: 3, end: 2, edit: 1 }, null, { start: 1, end: 1, edit: null }], edits: [{}, { id: 1 }] });
+  assert.deepEqual(odd.ranges, [{ start: 1, end: 1, edit: null }]);
+  assert.deepEqual(odd.edits, [{ id: 1 }]);
+  assert.deepEqual(claudeLines(odd), []);
+});
+
+test("why document: the server's markdown with linked citations; nothing known says so", () => {
+  const why = { ...blameResult(whyJson), markdown: whyJson.markdown } as WhyResult;
+  assert.equal(whyKnown(why), true);
+  const md = renderWhy(why, "cart.py", 10, 13);
+  assert.ok(md.startsWith("### cart.py, lines 10-13\n\n- Lines 10-11 (exact): Edit [mem:j9ULpU](../details/j9ULpU.md) on 2026-03-11"));
+  assert.ok(md.includes("- Lines 12-13 (fuzzy match, 89%: changed since): Edit [mem:j9ULpU](../details/j9ULpU.md)"));
+  assert.ok(md.includes("“Add an apply_discount method to the cart” [mem:FQtSGq](../details/FQtSGq.md)"));
+  assert.ok(!/\[mem:\w{6}\](?!\()/.test(md), "every citation is a link");
+  const none: WhyResult = {
+    markdown: "### cart.py, lines 14-15\n\nClaude did not write these lines (as far as the remembered edits show).\n",
+    ranges: [{ start: 14, end: 15, edit: null, confidence: 0, method: null }], edits: [],
+  };
+  assert.equal(whyKnown(none), false);
+  assert.equal(whyNothingMessage(none, "cart.py", 14, 15),
+    "Claude Memory: lines 14-15 of cart.py: Claude did not write these lines (as far as the remembered edits show).");
+  assert.equal(whyNothingMessage({ markdown: "", ranges: [], edits: [] }, "a.py", 3, 3), "Claude Memory: line 3 of a.py: nothing is remembered about these lines.");
 });

@@ -44,7 +44,7 @@ export class Uri {
     return new Uri(m[1], m[2], m[3] ?? "", m[2]);
   }
   static file(p: string): Uri { return new Uri("file", p, "", p); }
-  toString(): string { return `${this.scheme}:${this.path}${this.query ? "?" + this.query : ""}`; }
+  toString(): string { return `${this.scheme}:${this.scheme === "file" ? "//" : ""}${this.path}${this.query ? "?" + this.query : ""}`; }
 }
 
 export enum TreeItemCollapsibleState { None = 0, Collapsed = 1, Expanded = 2 }
@@ -60,26 +60,58 @@ export enum ProgressLocation { SourceControl = 1, Window = 10, Notification = 15
 export const statusItems: any[] = [];
 export const treeViews: any[] = [];
 
+export enum DecorationRangeBehavior { OpenOpen = 0, ClosedClosed = 1, OpenClosed = 2, ClosedOpen = 3 }
+export enum OverviewRulerLane { Left = 1, Center = 2, Right = 4, Full = 7 }
+export enum ConfigurationTarget { Global = 1, Workspace = 2, WorkspaceFolder = 3 }
+
 export class Position { constructor(public line: number, public character: number) {} }
+export class Range {
+  start: Position; end: Position;
+  constructor(l1: number, c1: number, l2: number, c2: number) { this.start = new Position(l1, c1); this.end = new Position(l2, c2); }
+}
 export class Selection {
   constructor(public anchor: Position, public active: Position) {}
   get isEmpty() { return this.anchor.line === this.active.line && this.anchor.character === this.active.character; }
+  private get reversed() { return this.active.line < this.anchor.line || (this.active.line === this.anchor.line && this.active.character < this.anchor.character); }
+  get start() { return this.reversed ? this.active : this.anchor; }
+  get end() { return this.reversed ? this.anchor : this.active; }
+}
+export class MarkdownString {
+  isTrusted?: boolean | { enabledCommands: readonly string[] };
+  constructor(public value = "") {}
 }
 
-/** A text editor over `text`, cursor at (line, character), optional selection end. */
+/** Created decoration types, in order: `{key, options}`. */
+export const decorationTypes: { key: string; options: any; disposed: boolean; dispose(): void }[] = [];
+
+/** A text editor over `text`, cursor at (line, character), optional selection end. Records `setDecorations`. */
 export function editor(text: string, uri: Uri, line: number, character: number, endCharacter?: number) {
   const lines = text.split("\n");
   const sel = new Selection(new Position(line, character), new Position(line, endCharacter ?? character));
+  const decorations = new Map<string, any[]>();
   return {
     selection: sel,
+    decorations, // decoration type key -> the last decorations set
+    setDecorations: (type: { key: string }, ranges: any[]) => { decorations.set(type.key, ranges); },
     document: {
       uri,
+      version: 1,
+      lineCount: lines.length,
       lineAt: (l: number) => ({ text: lines[l] ?? "" }),
       getText: (r?: Selection) => (r ? lines[r.anchor.line].slice(r.anchor.character, r.active.character) : text),
       getWordRangeAtPosition: () => undefined,
     },
   };
 }
+
+export const events = {
+  selection: new EventEmitter<{ textEditor: any; selections: Selection[] }>(),
+  activeEditor: new EventEmitter<any>(),
+  visibleEditors: new EventEmitter<any[]>(),
+  documentChange: new EventEmitter<{ document: any; contentChanges: unknown[] }>(),
+  documentClose: new EventEmitter<any>(),
+  configuration: new EventEmitter<{ affectsConfiguration(section: string): boolean }>(),
+};
 
 async function render(uri: Uri): Promise<string> {
   const p = providers[uri.scheme];
@@ -90,6 +122,15 @@ async function render(uri: Uri): Promise<string> {
 
 export const window = {
   activeTextEditor: undefined as any,
+  visibleTextEditors: [] as any[],
+  createTextEditorDecorationType: (options: any) => {
+    const t = { key: `decoration-${decorationTypes.length}`, options, disposed: false, dispose() { t.disposed = true; } };
+    decorationTypes.push(t);
+    return t;
+  },
+  onDidChangeTextEditorSelection: events.selection.event,
+  onDidChangeActiveTextEditor: events.activeEditor.event,
+  onDidChangeVisibleTextEditors: events.visibleEditors.event,
   createOutputChannel: (_n: string, _o?: unknown) => ({
     appendLine: (_s: string) => {}, info: (_s: string) => {}, warn: (_s: string) => {}, error: (_s: string) => {},
     debug: (_s: string) => {}, trace: (_s: string) => {}, show: () => {}, dispose: () => {},
@@ -119,10 +160,19 @@ export const workspace = {
       const full = `${section}.${key}`;
       return (full in settings ? settings[full] : dflt) as T;
     },
+    inspect: (key: string) => ({ key: `${section}.${key}`, globalValue: settings[`${section}.${key}`] }),
+    /** Sets the value (any target) and fires onDidChangeConfiguration, as VS Code does. */
+    update: async (key: string, value: unknown, _target?: ConfigurationTarget) => {
+      const full = `${section}.${key}`;
+      if (value === undefined) delete settings[full]; else settings[full] = value;
+      events.configuration.fire({ affectsConfiguration: (s: string) => full === s || full.startsWith(s + ".") });
+    },
   }),
   registerTextDocumentContentProvider: (scheme: string, p: any) => { providers[scheme] = p; return new Disposable(); },
   openTextDocument: async (uri: Uri) => { const text = await render(uri); return { uri, getText: () => text }; },
-  onDidChangeConfiguration: (_l: unknown) => new Disposable(),
+  onDidChangeConfiguration: events.configuration.event,
+  onDidChangeTextDocument: events.documentChange.event,
+  onDidCloseTextDocument: events.documentClose.event,
 };
 
 export const commands = {

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 64 << 20  # one request or answer line; search results are bounded far below this
-CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit")  # hook events answered with context; others are captures
+CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse")  # answered with context; others are captures
 ANSWER_HEAD = b'{"id":1,"result":'  # how the service writes a successful answer to request id 1 (the hook's)
 
 # Error codes of an answer's ``error`` (docs/service-api.md).

@@ -23,7 +23,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from claude_memory.client.connection import ServiceClient, ServiceUnavailable
-from claude_memory.core import locations
+from claude_memory.core import locations, why
 from claude_memory.core.disclosure import clip, summary
 from claude_memory.core.paths import RuntimePaths
 from claude_memory.lsp.protocol import COMMANDS
@@ -196,6 +196,12 @@ def code_markdown(path: str, symbol: str, history: dict[str, Any], limit: int) -
     return "\n".join(lines)
 
 
+def line_provenance(store: Store, text: str, line: int) -> str | None:
+    """What a hover says about who wrote ``line`` (1-based) of the cart file holding ``text``: from the service's
+    own blame."""
+    return why.line_hover(store.service("blame", {"path": CODE_PATH, "text": text}), line)
+
+
 async def wait_until(check: Callable[[], bool], seconds: float = 10) -> None:
     deadline = time.monotonic() + seconds
     while not check():
@@ -261,7 +267,9 @@ async def test_code_hover_is_the_file_and_symbol_history_and_cached(store: Store
         mentions = [e for e in events if CODE_PATH not in e["files"]]
         assert mentions and all(re.search(rf"(?<!\w){SYMBOL}(?!\w)", e["text"]) for e in mentions)
         assert all(e["project"] == PROJECT for e in mentions)
-        expected = code_markdown(CODE_PATH, SYMBOL, history, 5)
+        written = line_provenance(store, CODE, 2)  # the line Claude's Edit wrote, first
+        assert written is not None and "Add an apply_discount method to the cart" in written
+        expected = f"{written}\n\n---\n\n{code_markdown(CODE_PATH, SYMBOL, history, 5)}"
         assert hover == types.Hover(contents=types.MarkupContent(kind=MD, value=expected), range=span(*SYMBOL_SPAN))
 
         started = time.perf_counter()
@@ -275,7 +283,9 @@ async def test_code_hover_is_the_file_and_symbol_history_and_cached(store: Store
         on_def = await hover_at(client, CODE_URI, 1, 5)
         only_file = store.service("file_history", {"path": CODE_PATH, "project": PROJECT, "limit": 5})
         assert on_def == types.Hover(
-            contents=types.MarkupContent(kind=MD, value=code_markdown(CODE_PATH, "", only_file, 5)),
+            contents=types.MarkupContent(
+                kind=MD, value=f"{written}\n\n---\n\n{code_markdown(CODE_PATH, '', only_file, 5)}"
+            ),
             range=span(1, 4, 7),
         )
         # Nothing touched this file and nobody mentioned the word: silent.
@@ -298,7 +308,7 @@ async def test_code_lens_opens_the_file_timeline(store: Store) -> None:
             command="claudeMemory.fileHistory",
             arguments=({"uri": CODE_URI},),
         )
-        assert lenses == (types.CodeLens(range=span(0, 0, 0), command=command),)  # arrays arrive as tuples
+        assert lenses[0] == types.CodeLens(range=span(0, 0, 0), command=command)  # (then the functions': below)
 
         timeline = await run(client, command.command, command.arguments[0])  # type: ignore[index]
         expected = store.service("file_history", {"path": CODE_PATH, "project": PROJECT, "limit": 50})
@@ -314,6 +324,124 @@ async def test_code_lens_opens_the_file_timeline(store: Store) -> None:
             )
             == ()
         )
+
+
+def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    """The editor's buffer becomes ``text`` (a whole-document change), unsaved."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+@pytest.mark.asyncio
+async def test_line_hovers_follow_the_buffer_not_the_disk(store: Store) -> None:
+    """A hover on a line Claude wrote names the call, the prompt and Claude's words; editing the buffer (never
+    saved, and the file does not even exist on disk here) moves, keeps or drops the attribution."""
+    async with session(store) as client:
+        open_doc(client, CODE_URI, CODE, "python")
+        hover = await hover_at(client, CODE_URI, 2, 9)  # on "return": the line's story, then the file's history
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        written = line_provenance(store, CODE, 3)
+        assert written is not None and hover.contents.value.startswith(written)
+        assert written.startswith("**Claude wrote lines 2-3** (exact): Edit [mem:")
+        assert "Asked: “Add an apply_discount method to the cart” [mem:" in written
+        on_class = await hover_at(client, CODE_URI, 0, 2)  # a line Claude's calls never wrote: the file's history only
+        assert on_class is not None and "Claude wrote" not in str(on_class.contents)
+
+        # a person inserts lines above and renames the parameter: the lines moved and changed, still Claude's
+        moved = "# shop\n\n" + CODE.replace("percent)", "pct)").replace("(100 - percent)", "(100 - pct)")
+        change(client, CODE_URI, 2, moved)
+        after = await hover_at(client, CODE_URI, 4, 9)
+        assert after is not None and "Claude wrote" in str(after.contents) and "changed since" in str(after.contents)
+        assert "Claude wrote" not in str(await hover_at(client, CODE_URI, 0, 3))  # the person's line
+
+        # the person rewrites the body: not Claude's any more
+        rewritten = moved.replace("return self.total() * (100 - pct) / 100", "raise NotImplementedError('later')")
+        change(client, CODE_URI, 3, rewritten)
+        assert "Claude wrote lines" not in str(await hover_at(client, CODE_URI, 4, 9))
+
+
+@pytest.mark.asyncio
+async def test_function_lenses_count_claudes_edits_and_open_their_timeline(store: Store) -> None:
+    async with session(store) as client:
+        open_doc(client, CODE_URI, CODE, "python")
+        lenses = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=CODE_URI))
+        )
+        blame = store.service("blame", {"path": CODE_PATH, "text": CODE})
+        (edit,) = blame["edits"]
+        title = f"Claude: 1 edit in 1 session · last {edit['timestamp'][:10]}"
+        args = ({"refs": [edit["citation"]], "before": 1, "after": 1},)
+        own = [lens for lens in lenses if lens.command is not None and lens.command.command == "claudeMemory.timeline"]
+        assert [(lens.range.start.line, lens.command.title, lens.command.arguments) for lens in own] == [  # type: ignore[union-attr]
+            (0, title, args),  # class Cart holds the method
+            (1, title, args),  # def apply_discount
+        ]
+        timeline = await run(client, "claudeMemory.timeline", {"refs": [edit["citation"]], "before": 1, "after": 1})
+        events = [e for w in timeline["windows"] for e in w["events"]]
+        assert any(e["citation"] == edit["citation"] for e in events)
+
+
+@pytest.mark.asyncio
+async def test_the_server_watches_workspace_files_and_refreshes_lenses(store: Store) -> None:
+    """With a client that can, the server registers for file changes; a change on disk (or a save) asks the client
+    to refresh its code lenses, so lenses follow edits made outside the editor (by Claude, say)."""
+    capabilities = types.ClientCapabilities(
+        workspace=types.WorkspaceClientCapabilities(
+            configuration=True,
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True),
+            code_lens=types.CodeLensWorkspaceClientCapabilities(refresh_support=True),
+        )
+    )
+    registered: list[types.RegistrationParams] = []
+    refreshed: list[None] = []
+    async with session(store, capabilities=capabilities) as client:
+
+        @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def on_register(params: types.RegistrationParams) -> None:
+            registered.append(params)
+
+        @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+        def on_refresh(params: None) -> None:
+            refreshed.append(params)
+
+        await wait_until(lambda: bool(registered))
+        (registration,) = registered[0].registrations
+        assert registration.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=CODE_URI, type=types.FileChangeType.Changed)]
+            )
+        )
+        await wait_until(lambda: bool(refreshed))
+        client.text_document_did_save(
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=CODE_URI))
+        )
+        await wait_until(lambda: len(refreshed) == 2)
+
+
+@pytest.mark.asyncio
+async def test_blame_and_why_commands(store: Store) -> None:
+    async with session(store) as client:
+        open_doc(client, CODE_URI, CODE, "python")
+        blamed = await run(client, "claudeMemory.blame", {"uri": CODE_URI})
+        assert blamed == store.service("blame", {"path": CODE_PATH, "text": CODE})
+        assert [(r["start"], r["end"], r["edit"] is not None) for r in blamed["ranges"]] == [
+            (1, 1, False),
+            (2, 3, True),
+        ]
+        told = await run(client, "claudeMemory.why", {"uri": CODE_URI, "startLine": 1, "endLine": 3})
+        assert told["markdown"] == why.why_markdown(blamed, 1, 3)
+        assert (
+            "Line 1: not written by Claude." in told["markdown"] and "Lines 2-3 (exact): Edit [mem:" in told["markdown"]
+        )
+        with pytest.raises(JsonRpcInvalidParams, match="endLine 1 comes before startLine 3"):
+            await run(client, "claudeMemory.why", {"uri": CODE_URI, "startLine": 3, "endLine": 1})
+        with pytest.raises(JsonRpcInvalidParams, match="not a file: URI"):
+            await run(client, "claudeMemory.blame", {"uri": "untitled:Untitled-1"})
 
 
 @pytest.mark.asyncio
@@ -420,7 +548,7 @@ async def test_import_reports_progress(store: Store) -> None:
 
 @pytest.mark.asyncio
 async def test_settings_fall_back_one_by_one_and_follow_configuration(store: Store, tmp_path: Path) -> None:
-    options = {"claudeMemory": {"hoverLimit": 500, "codeLens": False, "hoverMaxChars": 100}}
+    options = {"claudeMemory": {"hoverLimit": 500, "codeLens": False, "hoverMaxChars": 100, "hoverProvenance": False}}
     async with session(store, options=options, configuration={"searchMode": "fuzzy", "hoverLimit": 2}) as client:
         await wait_until(lambda: len(client.messages) >= 2)
         assert client.messages == [

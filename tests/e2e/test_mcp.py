@@ -27,7 +27,7 @@ pytestmark = pytest.mark.anyio
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 PROJECT = fx.WORK  # the fixtures' project of the greeting echo (the path does not exist here)
 ECHO = fx.ECHO_WORD
-TOOLS = {"search", "timeline", "get_observations", "forget", "stats", "projects"}
+TOOLS = {"search", "timeline", "get_observations", "forget", "stats", "projects", "why"}
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +144,7 @@ async def test_tools_schemas_and_instructions_without_starting_the_service(tmp_p
         assert client.server_info is not None and client.server_info.name == "claude-memory"
         guide = client.instructions or ""
         assert guide.index("`search`") < guide.index("`timeline`") < guide.index("`get_observations`")
-        assert "[mem:XXXXXX]" in guide and "all_projects" in guide and "confirm=true" in guide
+        assert "[mem:XXXXXX]" in guide and "all_projects" in guide and "confirm=true" in guide and "`why`" in guide
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert set(tools) == TOOLS
     search = tools["search"].input_schema
@@ -166,6 +166,8 @@ async def test_tools_schemas_and_instructions_without_starting_the_service(tmp_p
     assert tools["stats"].input_schema["properties"] == {}
     limit = tools["projects"].input_schema["properties"]["limit"]
     assert (limit["default"], limit["minimum"], limit["maximum"]) == (20, 1, 20)
+    why = tools["why"].input_schema
+    assert why["required"] == ["file"] and set(why["properties"]) == {"file", "start_line", "end_line"}
     forget_hints = tools["forget"].annotations
     assert forget_hints is not None and forget_hints.destructive_hint is True
     assert all(tools[n].annotations.read_only_hint for n in TOOLS - {"forget"})  # type: ignore[union-attr]
@@ -295,6 +297,10 @@ async def test_errors_are_one_plain_sentence(store: Store) -> None:
         assert "types" in await fails(client, "search", {"query": "x", "types": ["nonsense"]})
         assert "citation" in await fails(client, "get_observations", {"ids": ["  "]})
         assert "ids" in await fails(client, "forget", {"ids": []})
+        assert await fails(client, "why", {"file": "no/such/file.py"}) == f"{PROJECT}/no/such/file.py is not a file."
+        assert await fails(client, "why", {"file": __file__, "start_line": 9, "end_line": 2}) == (
+            "end_line 2 comes before start_line 9."
+        )
 
 
 async def test_unavailable_service_that_cannot_start(tmp_path: Path, store: Store) -> None:

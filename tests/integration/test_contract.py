@@ -48,6 +48,7 @@ def sample_params(transport: Transport, home: Path) -> dict[str, dict[str, Any]]
         "stats": {},
         "file_history": {"path": touched["files"][0], "symbol": "test"},
         "file_summary": {"paths": touched["files"][:2]},
+        "blame": {"path": "/home/dev/shop/src/shop/cart.py", "text": "class Cart:\n    pass\n", "start": 1},
         "forget": {"refs": cites[:1], "dry_run": True},
         "embed_wait": {"wait": False},
         "reindex": {},
@@ -168,7 +169,7 @@ def service(data: Path, home: Path, answers_in_process: dict[str, Any]) -> Itera
 # Answers that must be the same whichever engine gave them (the others carry a pid, a clock, a counter or a
 # citation use that the first call recorded: smart_search and details count their expanded citations).
 SAME = ("search", "index", "timeline", "history", "sessions", "projects", "file_history",
-        "file_summary", "forget", "embed_wait")  # fmt: skip
+        "file_summary", "blame", "forget", "embed_wait")  # fmt: skip
 
 
 def timeless(answer: Any) -> Any:

@@ -147,6 +147,8 @@ def test_a_store_from_before_the_traits_gains_them_when_opened(store: Path, tmp_
         old.execute("DROP TABLE IF EXISTS embedding_model")
         old.execute("DROP TABLE IF EXISTS next_model")
         old.execute("DROP TABLE IF EXISTS next_chunks")
+        old.execute("DROP TABLE IF EXISTS edit_hunks")
+        old.execute("DELETE FROM store_flags WHERE name = 'edits_backfill'")
         old.execute("DELETE FROM schema_migrations WHERE version > 6")
     finally:
         old.close()

@@ -202,6 +202,8 @@ def test_a_store_from_before_the_switch_tables_opens_read_only_and_is_migrated_w
     try:  # back to the schema of migration 0010
         old.execute("DROP TABLE next_model")
         old.execute("DROP TABLE next_chunks")
+        old.execute("DROP TABLE edit_hunks")
+        old.execute("DELETE FROM store_flags WHERE name = 'edits_backfill'")
         old.execute("DELETE FROM schema_migrations WHERE version > 10")
     finally:
         old.close()

@@ -37,6 +37,22 @@ SESSIONS = (GREETING, COMPACTED, DELEGATED, NOTED, RESUMED, CART, SECRETS, RANKI
 ECHO_WORD = "hello-from-fake"  # what the greeting's Bash call prints (WORK and SPACED only)
 TOPIC = "ruff format"  # talked about in SHOP and INFRA only, in prompts, answers and tool calls
 CART_FILE = f"{SHOP}/src/shop/cart.py"  # written, read, edited (once in vain) in CART
+# The cart file as CART's Write made it, the Edit's old and new strings, and the file after that Edit.
+CART_V1 = """class Cart:
+    def __init__(self):
+        self.items = []
+
+    def add(self, name, price):
+        self.items.append((name, price))
+
+    def total(self):
+        return sum(price for _, price in self.items)
+"""
+CART_TOTAL = "    def total(self):\n        return sum(price for _, price in self.items)\n"
+CART_DISCOUNT = CART_TOTAL + (
+    "\n    def apply_discount(self, percent):\n        return self.total() * (100 - percent) / 100\n"
+)
+CART_NOW = CART_V1.replace(CART_TOTAL, CART_DISCOUNT)
 CART_FILE_EVENTS = 6  # Write, Read, Edit, the refused Edit, `grep -n 'def ' ...`, `ruff format --check ...`
 CART_FILE_LAST_TOUCHED = "2026-03-13"  # by `ruff format --check src/shop/cart.py`
 SECRETS_IN_PROMPTS = (  # typed in SECRETS' prompts (and repeated by an answer); never to be stored

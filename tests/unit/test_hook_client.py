@@ -79,6 +79,20 @@ def test_a_capture_is_spooled_even_when_no_service_can_start(tmp_path: Path) -> 
     assert "hunter2" not in RuntimePaths(data).spool.read_text(encoding="utf-8")
 
 
+def test_a_pre_edit_hook_without_a_service_is_silent_and_starts_nothing(tmp_path: Path) -> None:
+    """PreToolUse (registered for edits) is a note worth little against a delay before every edit: with no
+    service it prints nothing, spools nothing and starts no service; the capture hooks do that."""
+    data = tmp_path / "data"
+    payload = {"hook_event_name": "PreToolUse", "session_id": "s1", "tool_name": "Edit", "tool_use_id": "toolu_1",
+               "tool_input": {"file_path": "/p/a.py", "old_string": "a", "new_string": "b"}}  # fmt: skip
+    started = time.monotonic()
+    done = _run(data, "PreToolUse", json.dumps(payload).encode())
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert time.monotonic() - started < 5
+    assert not RuntimePaths(data).spool.exists() and holder_pid(RuntimePaths(data).lock) is None
+    assert subprocess.run(["pgrep", "-f", "--", f"--data-dir {data} serve"], capture_output=True).returncode != 0
+
+
 def test_data_dir_rule_matches_platformdirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("CLAUDE_MEMORY_HOME", raising=False)
     for xdg in (None, str(tmp_path / "xdg")):

@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 EVENTS = (
     "SessionStart",
     "UserPromptSubmit",
+    "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
     "Stop",
@@ -276,7 +277,12 @@ def test_doctor_report_and_exit_rule() -> None:
 def test_hooks_json_contract() -> None:
     data = json.loads((REPO / "plugin" / "hooks" / "hooks.json").read_text(encoding="utf-8"))
     assert set(data) == {"description", "hooks"} and tuple(data["hooks"]) == EVENTS
-    matchers = {"SessionStart": "startup|resume|clear|compact|fork", "PostToolUse": "*", "PostToolUseFailure": "*"}
+    matchers = {
+        "SessionStart": "startup|resume|clear|compact|fork",
+        "PreToolUse": "Edit|MultiEdit|Write",  # a note on the lines an edit changes; no other tool waits for it
+        "PostToolUse": "*",
+        "PostToolUseFailure": "*",
+    }
     for event, groups in data["hooks"].items():
         (group,) = groups
         assert group.get("matcher") == matchers.get(event)

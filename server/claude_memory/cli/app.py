@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.console import Console
 
 from claude_memory import __version__, wire
+from claude_memory.cli import blame as blame_command
 from claude_memory.cli import lsp as lsp_command
 from claude_memory.cli import mcp as mcp_command
 from claude_memory.cli import model as model_commands
@@ -698,6 +699,7 @@ mcp_command.register(app)
 lsp_command.register(app)
 plugin_commands.register(app)
 model_commands.register(app, _transport)
+blame_command.register(app, _transport)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -20,6 +20,7 @@ COMMANDS = (
     "sessions",
     "projects",
     "stats",
+    "blame",
     "status",
     "reindex",
     "forget",
@@ -33,7 +34,7 @@ COMMANDS = (
     "doctor",
     "model",
 )
-GROUPS = {"model": ("status", "fetch", "remove")}  # command groups: their commands are documented too
+GROUPS = {"model": ("status", "fetch", "use", "remove")}  # command groups: their commands are documented too
 _ENV = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb", "CLAUDE_MEMORY_HOME": "~/.local/share/claude-memory"}
 
 

@@ -10,6 +10,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from claude_memory.core.edits import EditHunk
+
 USER_PROMPT: Final = "user_prompt"
 AGENT_RESPONSE: Final = "agent_response"
 TOOL_USE: Final = "tool_use"
@@ -50,6 +52,7 @@ class ParsedEvent:
     tool_use_id: str | None = None
     files: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    edits: list[EditHunk] = field(default_factory=list)  # what an editing call inserted (core.edits)
 
     @property
     def event_id(self) -> int:

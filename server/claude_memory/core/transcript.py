@@ -27,6 +27,7 @@ from typing import Any, Final
 import orjson
 
 from claude_memory.core import events as ev
+from claude_memory.core.edits import edit_hunks
 from claude_memory.core.events import ParsedEvent, SourceRef
 from claude_memory.core.lines import RawLine
 from claude_memory.core.machine_text import is_synthetic, safe_type_name, strip_injected, typed_command
@@ -354,6 +355,9 @@ class TranscriptParser:
         event.message_id = tool.message_id
         event.files = files_touched(tool.name, tool.input, structured, event.cwd)
         event.metadata = metadata
+        event.edits = edit_hunks(
+            tool.name, tool.input, structured, failed=result is None or bool(result.get("is_error"))
+        )
         return event
 
     # ------------------------------------------------------------------ assistant lines

@@ -9,7 +9,8 @@ service's answer comes back ready to print (``docs/service-api.md``, method ``ho
 
 * SessionStart and UserPromptSubmit: the service searches memory and answers with the hook output,
   ``{"hookSpecificOutput": {..., "additionalContext": ...}}``, which is printed as it is, or ``null``
-  when there is nothing relevant (nothing is printed);
+  when there is nothing relevant (nothing is printed); PreToolUse (for edits) likewise, with the earlier
+  prompts behind the lines about to change;
 * every other event is a capture: the service spools which transcript to read (never its content) and
   applies it at once.
 
@@ -30,8 +31,10 @@ from claude_memory.wire import ANSWER_HEAD, CONTEXT_EVENTS, MAX_PAYLOAD, hook_re
 # Seconds to wait for context: a warm service answers in tens of milliseconds; a cold start (the first
 # hook after boot) takes a few seconds, which SessionStart can afford and a prompt should not.
 # Together under the 10 s timeout plugin/hooks/hooks.json gives them.
-CONTEXT_TIMEOUT = {"SessionStart": 4.0, "UserPromptSubmit": 3.0}
-START_WAIT = {"SessionStart": 5.0, "UserPromptSubmit": 2.0}
+# PreToolUse (registered for edits only) is a note about the lines an edit is about to change: worth little against
+# a delay before every edit, so it waits briefly and never starts a service.
+CONTEXT_TIMEOUT = {"SessionStart": 4.0, "UserPromptSubmit": 3.0, "PreToolUse": 1.0}
+START_WAIT = {"SessionStart": 5.0, "UserPromptSubmit": 2.0, "PreToolUse": 0.0}
 CAPTURE_TIMEOUT = 0.5  # the service spools a capture without waiting for its worker
 MAX_ANSWER = 1 << 20  # context is capped at 10,000 characters
 MAX_LOG_BYTES = 1_000_000
@@ -170,6 +173,8 @@ def run(event: str, stdin: bytes, data_dir: str) -> bytes:
             if damaged:
                 _log(data_dir, event, damaged)
                 return b""
+            if not START_WAIT[event]:
+                return b""  # no service: no note, and the capture hooks start one
             if not _start(data_dir, START_WAIT[event]):
                 _log(data_dir, event, "the memory service is starting; no context this time")
                 return b""

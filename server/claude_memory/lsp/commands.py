@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any, Final
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from claude_memory import __version__
+from claude_memory import __version__, wire
 from claude_memory.core import locations
 from claude_memory.lsp import protocol as p
+from claude_memory.lsp import provenance
 from claude_memory.lsp.projects import uri_to_path
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.wire import OpError
@@ -99,6 +100,21 @@ async def file_history(ls: MemoryLanguageServer, args: p.FileHistoryArgs, token:
     return await ls.call("file_history", params)
 
 
+async def blame(ls: MemoryLanguageServer, args: p.BlameArgs, token: Any) -> Any:
+    if uri_to_path(args.uri) is None:
+        raise JsonRpcInvalidParams(message="The uri is not a file: URI.")
+    found = await provenance.blame_of(ls, args.uri)
+    if found is None:
+        raise OpError(wire.UNAVAILABLE, "The file could not be blamed: the memory service did not answer.")
+    return found
+
+
+async def why(ls: MemoryLanguageServer, args: p.WhyArgs, token: Any) -> Any:
+    if uri_to_path(args.uri) is None:
+        raise JsonRpcInvalidParams(message="The uri is not a file: URI.")
+    return await provenance.why_document(ls, args.uri, args.start_line, args.end_line)
+
+
 async def status(ls: MemoryLanguageServer, args: p.StatusArgs, token: Any) -> Any:
     own = {
         "version": __version__,
@@ -163,6 +179,8 @@ RUNNERS: Final[dict[str, Runner]] = {
     p.STATUS: status,
     p.SESSIONS: sessions,
     p.FILE_HISTORY: file_history,
+    p.BLAME: blame,
+    p.WHY: why,
 }
 
 

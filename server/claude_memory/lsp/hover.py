@@ -1,6 +1,7 @@
 """``textDocument/hover``: (a) on a ``mem:XXXXXX`` citation in any document, the memory it names with its
-source; (b) on code, what past sessions read, edited or said about this file and the symbol under the
-cursor, newest first, with citations; nothing (null) when there is nothing to say.
+source; (b) on code, on a line Claude wrote, which conversation wrote it and why (:mod:`claude_memory.lsp.provenance`),
+then what past sessions read, edited or said about this file and the symbol under the cursor, newest first, with
+citations; nothing (null) when there is nothing to say.
 
 Code hovers are cached per (file, symbol, project) with the store generation they were computed at: each
 hover asks the service's ``file_history`` with that generation, and the service answers ``unchanged``
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from claude_memory.lsp import markdown
+from claude_memory.lsp import markdown, provenance
 from claude_memory.lsp.hover_cache import CachedHover
 from claude_memory.lsp.projects import uri_to_path
 from claude_memory.wire import OpError
@@ -55,11 +56,15 @@ async def hover(ls: MemoryLanguageServer, params: types.HoverParams) -> types.Ho
     if not settings.hover_code:
         return None
     path = uri_to_path(uri)
-    word = markdown.word_at(line, column)
-    if path is None or word is None:
+    if path is None:
         return None
+    written = await provenance.line_markdown(ls, uri, document, line_no) if settings.hover_provenance else None
+    word = markdown.word_at(line, column)
+    if word is None:
+        return _hover(written, None) if written else None
     name, start, end = word
     text = await code_markdown(ls, path, markdown.symbol_of(name))
+    text = "\n\n---\n\n".join(t for t in (written, text) if t)
     return _hover(text, _range(line_no, line, start, end, codec.client_num_units)) if text else None
 
 

@@ -1,11 +1,13 @@
-"""The language server's cache of code hovers: least recently used, each entry with the store generation it
-was computed at (the service answers ``unchanged`` while that generation is current)."""
+"""The language server's caches: code hovers, least recently used, each entry with the store generation it was
+computed at (the service answers ``unchanged`` while that generation is current); and line blames, per document
+version, for a few seconds."""
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 CACHE_ENTRIES: Final = 512
 
@@ -39,3 +41,42 @@ class HoverCache:
 
     def clear(self) -> None:
         self._entries.clear()
+
+
+FRESH_SECONDS: Final = 5.0  # a blame of an unchanged buffer is asked again after this long (new edit records)
+KEPT_BLAMES: Final = 32  # documents whose blame is kept
+
+
+@dataclass(frozen=True, slots=True)
+class _Kept:
+    version: int | None
+    source_hash: int
+    at: float
+    blame: dict[str, Any]
+
+
+class BlameCache:
+    """Blames by document URI, for the document version (and text) they were made of."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[str, _Kept] = OrderedDict()
+
+    def get(self, uri: str, version: int | None, source: str) -> dict[str, Any] | None:
+        kept = self._items.get(uri)
+        if kept is None or kept.version != version or kept.source_hash != hash(source):
+            return None
+        if time.monotonic() - kept.at > FRESH_SECONDS:
+            return None
+        return kept.blame
+
+    def put(self, uri: str, version: int | None, source: str, blame: dict[str, Any]) -> None:
+        self._items[uri] = _Kept(version, hash(source), time.monotonic(), blame)
+        self._items.move_to_end(uri)
+        while len(self._items) > KEPT_BLAMES:
+            self._items.popitem(last=False)
+
+    def drop(self, uri: str) -> None:
+        self._items.pop(uri, None)
+
+    def clear(self) -> None:
+        self._items.clear()

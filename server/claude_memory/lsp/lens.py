@@ -1,5 +1,6 @@
 """``textDocument/codeLens``: at the top of a file that past sessions touched, "N memories · last touched
-<date>", whose command (``claudeMemory.fileHistory``) opens the file's timeline."""
+<date>", whose command (``claudeMemory.fileHistory``) opens the file's timeline; and above each function or class
+Claude wrote lines of, "Claude: N edits in M sessions · last <date>" (:mod:`claude_memory.lsp.provenance`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from claude_memory.lsp import markdown
+from claude_memory.lsp import markdown, provenance
 from claude_memory.lsp.projects import uri_to_path
 from claude_memory.lsp.protocol import FILE_HISTORY
 from claude_memory.wire import OpError
@@ -38,4 +39,5 @@ async def code_lens(ls: MemoryLanguageServer, params: types.CodeLensParams) -> l
         command=FILE_HISTORY,
         arguments=[{"uri": uri}],
     )
-    return [types.CodeLens(range=TOP, command=command)]
+    found = [types.CodeLens(range=TOP, command=command)]
+    return found + (await provenance.lenses(ls, uri) if ls.settings.code_lens_provenance else [])

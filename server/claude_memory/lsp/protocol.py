@@ -25,8 +25,12 @@ IMPORT: Final = "claudeMemory.import"
 STATUS: Final = "claudeMemory.status"
 SESSIONS: Final = "claudeMemory.sessions"
 FILE_HISTORY: Final = "claudeMemory.fileHistory"
+BLAME: Final = "claudeMemory.blame"
+WHY: Final = "claudeMemory.why"
 
-COMMANDS: Final[tuple[str, ...]] = (SEARCH, TIMELINE, SHOW, FORGET, STATS, IMPORT, STATUS, SESSIONS, FILE_HISTORY)
+COMMANDS: Final[tuple[str, ...]] = (
+    SEARCH, TIMELINE, SHOW, FORGET, STATS, IMPORT, STATUS, SESSIONS, FILE_HISTORY, BLAME, WHY,
+)  # fmt: skip
 
 Mode = Literal["keyword", "semantic", "hybrid"]
 EventType = Literal["user_prompt", "agent_response", "tool_use", "compaction", "compact_summary", "subagent_prompt"]
@@ -133,6 +137,26 @@ class FileHistoryArgs(Arguments):
         return self
 
 
+class BlameArgs(Arguments):
+    """A document (``uri``): each line range with the edit that wrote it, as the editor holds the text."""
+
+    uri: str = Field(min_length=1, max_length=8192)
+
+
+class WhyArgs(Arguments):
+    """Lines ``startLine``..``endLine`` (1-based; ``endLine`` defaults to ``startLine``) of the document ``uri``."""
+
+    uri: str = Field(min_length=1, max_length=8192)
+    start_line: int = Field(ge=1)
+    end_line: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Self:
+        if self.end_line is not None and self.end_line < self.start_line:
+            raise ValueError(f"endLine {self.end_line} comes before startLine {self.start_line}.")
+        return self
+
+
 ARGUMENTS: Final[Mapping[str, type[Arguments]]] = MappingProxyType(
     {
         SEARCH: SearchArgs,
@@ -144,6 +168,8 @@ ARGUMENTS: Final[Mapping[str, type[Arguments]]] = MappingProxyType(
         STATUS: StatusArgs,
         SESSIONS: SessionsArgs,
         FILE_HISTORY: FileHistoryArgs,
+        BLAME: BlameArgs,
+        WHY: WhyArgs,
     }
 )
 

@@ -22,7 +22,7 @@ from pygls.protocol.language_server import lsp_method
 
 from claude_memory import __version__
 from claude_memory.client.transport import StartingTransport
-from claude_memory.lsp.hover_cache import HoverCache
+from claude_memory.lsp.hover_cache import BlameCache, HoverCache
 from claude_memory.lsp.projects import WorkspaceProjects
 from claude_memory.lsp.settings import SECTION, LspSettings, parse_settings, section_of
 from claude_memory.wire import OpError
@@ -58,6 +58,7 @@ class MemoryLanguageServer(LanguageServer):
         self.transport = StartingTransport(options.data_dir)
         self.workspace_projects = WorkspaceProjects()
         self.hover_cache = HoverCache()
+        self.blame_cache = BlameCache()  # line blames of open documents (lsp/provenance.py)
         self.initial_settings = LspSettings()  # from initializationOptions
         self._service_down: str | None = None  # the last failure shown, so it is shown once
         self._shown_problems: dict[str, set[str]] = {}  # by source: the problems shown last time

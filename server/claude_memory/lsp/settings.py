@@ -21,6 +21,8 @@ class LspSettings(BaseModel):
     hover_limit: int = Field(default=5, ge=1, le=50)  # memories listed in a code hover
     hover_max_chars: int = Field(default=600, ge=80, le=20_000)  # memory text shown in a citation hover
     code_lens: bool = True  # "N memories · last touched <date>" at the top of files with history
+    hover_provenance: bool = True  # hover on a line Claude wrote: the conversation that wrote it, and why
+    code_lens_provenance: bool = True  # "Claude: N edits in M sessions" above functions Claude wrote lines of
     search_limit: int = Field(default=10, ge=1, le=100)
     search_mode: Literal["hybrid", "keyword", "semantic"] = "hybrid"
     all_projects: bool = False  # commands search every project unless told otherwise

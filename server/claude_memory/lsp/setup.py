@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from claude_memory.lsp import commands, hover, lens
+from claude_memory.lsp import commands, hover, lens, provenance
 from claude_memory.lsp.server import MemoryLanguageServer, ServerOptions
 
 
@@ -21,6 +21,15 @@ def build_server(options: ServerOptions) -> MemoryLanguageServer:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MemoryLanguageServer, params: types.InitializedParams) -> None:
         await ls.pull_configuration()
+        await provenance.watch_workspace(ls)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def changed_files(ls: MemoryLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+        provenance.files_changed(ls, [change.uri for change in params.changes])
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def saved(ls: MemoryLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        provenance.files_changed(ls, [params.text_document.uri])
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def changed_configuration(ls: MemoryLanguageServer, params: types.DidChangeConfigurationParams) -> None:

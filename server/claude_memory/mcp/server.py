@@ -51,6 +51,9 @@ suggested, none). It searches the current project; all_projects=true searches ev
 2. `timeline` around promising hits (pass their citations) to see what happened before and after.
 3. `get_observations` only for the ids you need in full (at most 20 per call).
 
+Before you change code written in an earlier session, `why` (a file and its lines) says which conversation \
+wrote them and what the user asked for.
+
 When an answer relies on a memory, cite it as [mem:XXXXXX]. `forget` removes memories for good: call it \
 only when the user asks, and it does nothing until called with confirm=true. `stats` says what the \
 store holds."""
@@ -222,6 +225,38 @@ class MemoryTools:
         """What the memory store holds: events by type, sessions, projects, time span, forgotten events."""
         return self._run(lambda: mcp_text.stats(self.gateway.call("stats", {})))
 
+    def why(
+        self,
+        file: Annotated[
+            str, Field(min_length=1, max_length=4096, description="The file: absolute, or relative to the project.")
+        ],
+        start_line: Annotated[
+            int | None, Field(ge=1, description="First line of interest (1-based); default: 1.")
+        ] = None,
+        end_line: Annotated[
+            int | None, Field(ge=1, description="Last line of interest; default: start_line, or the end.")
+        ] = None,
+    ) -> CallToolResult:
+        """Which earlier conversation wrote these lines of a file, and why: the prompt that asked for them, your
+        answer around the edit and the call, with citations. Ask before changing code written in an earlier
+        session; lines changed since (a fuzzy match) are labelled so."""
+
+        def build() -> mcp_text.ToolText:
+            path = file.strip()
+            if not os.path.isabs(path):
+                path = os.path.join(self.settings.project, path)
+            path = os.path.normpath(path)
+            if not os.path.isfile(path):
+                raise ToolFailure(f"{path} is not a file.")
+            start = start_line or 1
+            end = end_line or (start_line if start_line else None)
+            if end is not None and end < start:
+                raise ToolFailure(f"end_line {end} comes before start_line {start}.")
+            data = self.gateway.call("blame", {"path": path, "start": start, "end": end})
+            return mcp_text.why(data, start, end or data["lines"])
+
+        return self._run(build)
+
     def projects(
         self, limit: Annotated[int, field(ProjectsParams, "limit", le=mcp_text.MAX_RESULTS)] = 20
     ) -> CallToolResult:
@@ -271,6 +306,7 @@ def build_server(settings: McpSettings) -> MemoryServer:
     )
     server.add_tool(tools.stats, name="stats", annotations=READ_ONLY)
     server.add_tool(tools.projects, name="projects", annotations=READ_ONLY)
+    server.add_tool(tools.why, name="why", annotations=READ_ONLY)
     return server
 
 

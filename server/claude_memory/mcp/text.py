@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from claude_memory.core.disclosure import clip
+from claude_memory.core.why import why_markdown
 
 MAX_CHARS: Final = 20_000  # the text of one tool answer
 MAX_RESULTS: Final = 20  # search hits
@@ -314,3 +315,9 @@ def projects(rows: list[dict[str, Any]]) -> ToolText:
         for row in rows
     ]
     return ToolText(clip("## Projects\n" + "\n".join(lines) + "\n", MAX_CHARS), {"projects": rows})
+
+
+def why(data: dict[str, Any], start: int, end: int) -> ToolText:
+    """Who wrote lines ``start``..``end`` of a file, and why (:func:`claude_memory.core.why.why_markdown`)."""
+    text = why_markdown(data, start, end)
+    return ToolText(clip(text, MAX_CHARS), {"path": data["path"], "ranges": data["ranges"], "edits": data["edits"]})

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from claude_memory.core import events as ev
+from claude_memory.core.edits import edit_hunks
 from claude_memory.core.events import ParsedEvent, SourceRef, event_id_for
 from claude_memory.core.injection import SessionFacts, session_summary
 from claude_memory.core.toolfiles import files_touched
@@ -168,6 +169,7 @@ class Capture:
             metadata=metadata,
         )
         event.files = files_touched(name, payload.tool_input, structured, payload.cwd)
+        event.edits = edit_hunks(name, payload.tool_input, structured, failed=failed)
         settings = self.memory.settings
         prepare_event(event, self.memory.privacy, self.projects, settings.max_tool_output_chars)
         session = SessionInfo(payload.session_id, event.project, event.cwd, path or None)

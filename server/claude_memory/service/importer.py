@@ -359,6 +359,10 @@ def prepare_event(
     event.files = privacy_filter.filter_value(event.files, privacy)  # type: ignore[assignment]
     event.cwd = privacy_filter.filter_value(event.cwd, privacy)  # type: ignore[assignment]
     event.git_branch = privacy_filter.filter_value(event.git_branch, privacy)  # type: ignore[assignment]
+    for hunk in event.edits:  # the inserted code: a secret Claude wrote into a file is masked here too
+        hunk.text = privacy_filter.filter_value(hunk.text, privacy)  # type: ignore[assignment]
+        hunk.removed = privacy_filter.filter_value(hunk.removed, privacy)  # type: ignore[assignment]
+        hunk.file = privacy_filter.filter_value(hunk.file, privacy)  # type: ignore[assignment]
     if privacy.private_sections or privacy.secrets_masked or privacy.unclosed_private_tags:
         event.metadata["privacy"] = privacy.as_metadata()
     clip_event(event, max_tool_chars)

@@ -37,8 +37,9 @@ from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
 from claude_memory.service.model_switch import ModelSwitch
 from claude_memory.service.projects import normalise_project_arg
+from claude_memory.service.provenance import Provenance
 from claude_memory.service.search import Retrieval, SearchHit, search
-from claude_memory.store import db, files, forget, health, ledger, model_files, queries
+from claude_memory.store import db, edits, files, forget, health, ledger, model_files, queries
 from claude_memory.store.embedder import DEFAULT_MODEL, Embedder
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.ledger import ForgetLedger
@@ -92,6 +93,9 @@ class Memory:
         self.layer_cache = LayerCache()  # progressive-disclosure results, valid for one store generation
         self._pool: ThreadPoolExecutor | None = None  # embeds search queries beside BM25
         self.switch = ModelSwitch(self)  # a change of embedding model in progress (claude-memory model use)
+        self.provenance = Provenance(self)  # which conversation wrote which line (blame)
+        if not read_only and edits.backfill_pending(self.con):
+            self.provenance.backfill()  # once, for editing calls stored before edit records existed
 
     def _make_embedder(self) -> Embedder:
         """The embedding model as the store recorded it (its name and folder), the settings and the variables."""

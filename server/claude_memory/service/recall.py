@@ -1,5 +1,6 @@
-"""Memory given back through the context hooks: UserPromptSubmit (memories matching the prompt) and
-SessionStart (the project's last session and its recent prompts). Runs in the service's worker thread.
+"""Memory given back through the context hooks: UserPromptSubmit (memories matching the prompt), SessionStart (the
+project's last session and its recent prompts) and PreToolUse for an edit (the earlier prompts behind the lines about
+to change). Runs in the service's worker thread.
 
 What is injected: nothing when the prompt names no topic (an acknowledgement, a greeting, "continue") or when
 no hit is close enough in meaning (:func:`claude_memory.core.injection.relevant`); otherwise the best
@@ -10,6 +11,9 @@ already in Claude's context), as factual statements with citations, within the t
 
 from __future__ import annotations
 
+import os
+import re
+from collections import OrderedDict
 from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from claude_memory.core import events as ev
 from claude_memory.core.citations import render
 from claude_memory.core.disclosure import DEFAULT_BUDGET, SUGGESTED
+from claude_memory.core.edits import EDIT_TOOLS
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.injection import (
     NO_TOPIC,
@@ -28,9 +33,11 @@ from claude_memory.core.injection import (
     session_summary,
 )
 from claude_memory.core.machine_text import is_synthetic
+from claude_memory.core.why import before_edit_note, touched_lines
 from claude_memory.service.capture import HookPayload, session_facts
 from claude_memory.service.memory import Memory
 from claude_memory.service.projects import ProjectResolver
+from claude_memory.service.provenance import read_text
 from claude_memory.store import queries, sessions
 from claude_memory.store.db import from_store_time
 
@@ -39,6 +46,8 @@ INJECTED: Final = 5  # LoCoMo dev: 68 % of the evidence at ~1,300 characters a p
 PROMPT_CHARS: Final = 1_500
 SESSION_START_BUDGET: Final = 600  # tokens: a compact index, the prompt hook brings the details
 RECENT_PROMPTS: Final = 5
+NOTED_FILES: Final = 4_096  # (session, file) pairs remembered as noted by the PreToolUse hook
+CITATION: Final = re.compile(r"mem:[A-Za-z0-9]{6}")
 
 
 class ContextParams(BaseModel):
@@ -51,6 +60,7 @@ class Recaller:
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
         self.projects = ProjectResolver()
+        self._noted: OrderedDict[tuple[str, str], None] = OrderedDict()  # (session, file) given a PreToolUse note
 
     def context(self, params: ContextParams) -> dict[str, Any]:
         payload = params.payload
@@ -59,6 +69,8 @@ class Recaller:
             return self._prompt(payload, project, params.budget)
         if payload.hook_event_name == "SessionStart":
             return self._session_start(payload, project, min(params.budget, SESSION_START_BUDGET))
+        if payload.hook_event_name == "PreToolUse":
+            return self._before_edit(payload)
         return {"additional_context": "", "citations": [], "reason": "This hook event takes no context."}
 
     def _prompt(self, payload: HookPayload, project: str | None, budget: int) -> dict[str, Any]:
@@ -84,6 +96,29 @@ class Recaller:
         text, cited = prompt_context(recalls, budget, PROMPT_CHARS)
         reason = None if text else "Nothing in memory is relevant enough to this prompt."
         return {"additional_context": text, "citations": cited, "reason": reason, "meta": meta}
+
+    def _before_edit(self, payload: HookPayload) -> dict[str, Any]:
+        """Before Claude edits a file: the earlier sessions' prompts behind the lines it is about to change, once
+        per file per session, and only when they are matched with confidence."""
+        tool_input = payload.tool_input if isinstance(payload.tool_input, dict) else {}
+        path = tool_input.get("file_path") or tool_input.get("notebook_path")
+        if payload.tool_name not in EDIT_TOOLS or not isinstance(path, str) or not os.path.isabs(path):
+            return {"additional_context": "", "citations": [], "reason": "Not an edit of a file."}
+        key = (payload.session_id, os.path.normpath(path))
+        if key in self._noted:
+            return {"additional_context": "", "citations": [], "reason": "This file was noted in this session already."}
+        try:
+            text = read_text(key[1])
+        except ValueError as exc:
+            return {"additional_context": "", "citations": [], "reason": str(exc)}
+        blame = self.memory.provenance.blame(key[1], text)
+        note = before_edit_note(blame, touched_lines(text, payload.tool_name or "", tool_input), payload.session_id)
+        if not note:
+            return {"additional_context": "", "citations": [], "reason": "No earlier session wrote these lines."}
+        self._noted[key] = None
+        while len(self._noted) > NOTED_FILES:
+            self._noted.popitem(last=False)
+        return {"additional_context": note, "citations": list(dict.fromkeys(CITATION.findall(note))), "reason": None}
 
     def record_uses(self, citations: list[str]) -> None:
         """Count the citations a context answer injected as used (the service does it after answering)."""

@@ -215,4 +215,26 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         );
         """,
     ),
+    (
+        "0012_edit_hunks",
+        """
+        -- What each successful editing call (Edit, MultiEdit, Write, NotebookEdit) changed in a file, hunk by
+        -- hunk (core/edits.py): derived from the call, privacy-filtered like its event, deleted with it. Blame
+        -- aligns these texts with a file as it is now (core/blame.py). Calls stored before this migration are
+        -- read again from their transcripts once (flag 'edits_backfill', service/provenance.py).
+        CREATE TABLE edit_hunks (
+            event_id      BIGINT NOT NULL,
+            hunk_no       INTEGER NOT NULL,
+            file          VARCHAR NOT NULL,            -- absolute path, as the tool reported it
+            rel_path      VARCHAR,                     -- relative to the event's project root, when under it
+            new_start     INTEGER,                     -- its first line right after the call (NULL: not reported)
+            text          VARCHAR NOT NULL,            -- the lines it inserted
+            removed       VARCHAR NOT NULL,            -- the lines it removed there
+            PRIMARY KEY (event_id, hunk_no)
+        );
+        INSERT INTO store_flags
+            SELECT 'edits_backfill', now() AT TIME ZONE 'UTC' WHERE EXISTS (SELECT 1 FROM events WHERE tool_name IN
+            ('Edit', 'MultiEdit', 'Write', 'NotebookEdit'));
+        """,
+    ),
 )

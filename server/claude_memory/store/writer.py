@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from claude_memory.core.events import ParsedEvent
 from claude_memory.core.filters import ForgetSelector
-from claude_memory.store import arrow, keyword, traits
+from claude_memory.store import arrow, edits, keyword, traits
 from claude_memory.store.arrow import arrow_view, id_table
 from claude_memory.store.checkpoints import Checkpoint
 from claude_memory.store.citations import allocate_citations
@@ -113,6 +113,7 @@ class EventWriter:
         con = self.con
         now = utc_now()
         con.register("batch", arrow.event_table(list(unique.values())))
+        con.register("batch_edits", edits.edit_table(list(unique.values())))
         try:
             with transaction(con):
                 con.execute(
@@ -133,6 +134,7 @@ class EventWriter:
                 con.execute(_INSERT_EVENTS, [now])
                 keyword.index_staged(con)
                 con.execute("INSERT INTO embed_queue SELECT id, 0, NULL, NULL FROM batch_new")
+                edits.insert_staged(con, "batch_edits", "batch_new")
                 inserted = Counter(
                     {
                         str(t): int(n)
@@ -145,7 +147,7 @@ class EventWriter:
                 con.execute("DROP TABLE batch_new")
         finally:
             self.changes.bump()
-            for name in ("batch", "batch_citations", "session_rows", "agent_rows", "checkpoint_rows"):
+            for name in ("batch", "batch_edits", "batch_citations", "session_rows", "agent_rows", "checkpoint_rows"):
                 con.unregister(name)
         return inserted
 
@@ -348,6 +350,12 @@ class EventWriter:
                 [name, model_id, source, path, fingerprint, utc_now()],
             )
 
+    def backfill_edits(self, rows: pa.Table) -> None:
+        """Store the edit records read again for calls stored before they existed, and mark that done."""
+        with transaction(self.con):
+            edits.finish_backfill(self.con, rows)
+        self.changes.bump()
+
     def end_session(self, session_id: str, reason: str | None, summary: str) -> None:
         """Record (or replace) the rule-based summary written when Claude Code ends a session."""
         self.con.execute(
@@ -378,6 +386,7 @@ class EventWriter:
                 [now],
             )
             con.execute("DELETE FROM embed_queue WHERE event_id IN (SELECT id FROM doomed)")
+            edits.delete(con, "doomed")
             # A session summary quotes its prompts: it goes with any forgotten event of its session.
             con.execute(
                 "DELETE FROM session_ends WHERE session_id IN "

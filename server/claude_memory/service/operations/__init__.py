@@ -9,9 +9,19 @@ the in-process transport and the generated reference pick it up from :func:`regi
 from __future__ import annotations
 
 from claude_memory.service.contract import Registry, declared
-from claude_memory.service.operations import browse, disclosure, files, forget, hooks, lifecycle, model, search
+from claude_memory.service.operations import (
+    browse,
+    disclosure,
+    files,
+    forget,
+    hooks,
+    lifecycle,
+    model,
+    provenance,
+    search,
+)
 
-FEATURES = (search, disclosure, browse, files, forget, lifecycle, model, hooks)
+FEATURES = (search, disclosure, browse, files, provenance, forget, lifecycle, model, hooks)
 
 
 def registry() -> Registry:
