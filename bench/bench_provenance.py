@@ -670,10 +670,7 @@ def main() -> None:
     args = parser.parse_args()
     out: dict[str, Any] = {}
     if args.runs:
-        runs = []
-        for n in range(args.runs):
-            args.seed += n and 1
-            runs.append(generated(args))
+        runs = [generated(argparse.Namespace(**{**vars(args), "seed": args.seed + n})) for n in range(args.runs)]
         out["generated"] = {
             "runs": runs,
             "no_drift": figures([r["no_drift"] for r in runs]),

@@ -133,6 +133,15 @@ def test_blame_why_and_the_pre_edit_note_through_the_installed_plugin(
         assert rest[2].startswith("mem:") and rest[2].rstrip().endswith("4 │ TAX_RATE=0.2")
         assert f"asked: {ASK_WRITE}" in text_out.stdout and ASK_EDIT not in text_out.stdout  # only lines 1-4's calls
 
+        mine = work / "notes.py"
+        mine.write_text("print('a person wrote this')\n")
+        refused = memory(env, "blame", str(mine))
+        assert refused.returncode == 4 and refused.stdout == ""
+        assert refused.stderr.startswith(f"Error: No Claude Code edit of {mine} is remembered (code written outside")
+        assert memory(env, "blame", str(prices), "--lines", "9-2").stderr.startswith(
+            "Error: The line range 9-2 ends before"
+        )
+
         # the MCP tool, through the real client, tells the same story for the helper Claude added
         mcp_env = {key: env[key] for key in ("CLAUDE_MEMORY_HOME", "CLAUDE_CONFIG_DIR")}
         mcp_env |= {"CLAUDE_PROJECT_DIR": str(work), "PYTHONPATH": os.environ.get("PYTHONPATH", "")}

@@ -91,8 +91,8 @@ def register(app: typer.Typer, transport: TransportFactory) -> None:
         if as_json:
             typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
             return
+        if not data["edit_records"]:
+            fail(f"No Claude Code edit of {path} is remembered (code written outside Claude Code is not attributed).",
+                 EXIT_NOTHING)  # fmt: skip
         for line in blame_text(data, file_lines(text), start, end):
             typer.echo(line)
-        if not data["edit_records"]:
-            typer.echo(f"No Claude Code edits of {path} are remembered.", err=True)
-            raise typer.Exit(EXIT_NOTHING)

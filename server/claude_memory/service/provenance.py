@@ -26,7 +26,7 @@ import pyarrow as pa
 from claude_memory.core.blame import Attribution, Record, blame, file_lines
 from claude_memory.core.edits import edit_hunks
 from claude_memory.core.privacy import PrivacyReport
-from claude_memory.service.projects import git_root_or_self
+from claude_memory.service.projects import ProjectResolver
 from claude_memory.store import edits
 from claude_memory.store.db import from_store_time
 from claude_memory.store.queries import StoredEvent, events_by_ids
@@ -46,6 +46,7 @@ class Provenance:
 
     def __init__(self, memory: Memory) -> None:
         self._memory = memory
+        self._projects = ProjectResolver()  # a folder's project (git root), remembered
         self._cache: OrderedDict[tuple[str, str, tuple[int, int]], dict[str, Any]] = OrderedDict()
 
     def blame(self, path: str, text: str | None = None) -> dict[str, Any]:
@@ -55,15 +56,15 @@ class Provenance:
         if text is None:
             text = read_text(path)
         con = self._memory.con
-        generation = edits.records_generation(con, path)
+        project = self._projects(os.path.dirname(path))
+        rel = edits.relative_path(path, project)
+        generation = edits.records_generation(con, path, project, rel)
         key = (path, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), generation)
         found = self._cache.get(key)
         if found is not None:
             self._cache.move_to_end(key)
             return found
-        project = git_root_or_self(os.path.dirname(path))
-        rel = edits.relative_path(path, project)
-        records = edits.records_for(con, path, project, rel) if generation[0] or rel else []
+        records = edits.records_for(con, path, project, rel) if generation[0] else []
         ranges = blame(text, [Record(r.event_id, r.hunks) for r in records]) if records else _unwritten(text)
         result = self._describe(path, text, ranges, records)
         self._cache[key] = result

@@ -3,7 +3,7 @@ file (``edit_hunks``, one row per hunk, derived from the call's event and delete
 needs: a file's records, newest first, each with the prompt that led to it and the answer around it.
 
 Written by the single writer in the same transaction as the events (:func:`insert_staged`), and for stores made
-before edit records existed by :func:`backfill_rows` (fed by ``service.provenance``, which rereads the calls from
+before edit records existed by :func:`finish_backfill` (fed by ``service.provenance``, which rereads the calls from
 their transcripts).
 """
 
@@ -106,9 +106,7 @@ def records_for(
 ) -> list[EditRecord]:
     """The edit records of ``file`` (or of ``rel_path`` in ``project``: the same file seen from another
     checkout path of the project), newest first."""
-    where, params = "h.file = ?", [file]
-    if project and rel_path:
-        where, params = "(h.file = ? OR (e.project = ? AND h.rel_path = ?))", [file, project, rel_path]
+    where, params = _where(file, project, rel_path)
     rows = con.execute(
         f"""
         WITH r AS (
@@ -146,19 +144,23 @@ def records_for(
     ]
 
 
-def records_generation(con: duckdb.DuckDBPyConnection, file: str) -> tuple[int, int]:
-    """How many hunks the store holds for ``file`` and the newest one's event seq: a blame is stale once it moves."""
+def records_generation(
+    con: duckdb.DuckDBPyConnection, file: str, project: str | None = None, rel_path: str | None = None
+) -> tuple[int, int]:
+    """How many hunks the store holds for the file (as :func:`records_for` finds it) and the newest one's event seq:
+    a blame is stale once this moves."""
+    where, params = _where(file, project, rel_path)
     row = con.execute(
-        "SELECT count(*), coalesce(max(e.seq), 0) FROM edit_hunks h JOIN events e ON e.id = h.event_id "
-        "WHERE h.file = ?",
-        [file],
+        f"SELECT count(*), coalesce(max(e.seq), 0) FROM edit_hunks h JOIN events e ON e.id = h.event_id WHERE {where}",
+        params,
     ).fetchone()
     return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
-def edit_counts(con: duckdb.DuckDBPyConnection, file: str) -> int:
-    row = con.execute("SELECT count(DISTINCT event_id) FROM edit_hunks WHERE file = ?", [file]).fetchone()
-    return int(row[0]) if row else 0
+def _where(file: str, project: str | None, rel_path: str | None) -> tuple[str, list[str]]:
+    if project and rel_path:
+        return "(h.file = ? OR (e.project = ? AND h.rel_path = ?))", [file, project, rel_path]
+    return "h.file = ?", [file]
 
 
 # ---------------------------------------------------------------------- backfill (stores older than 0012)
