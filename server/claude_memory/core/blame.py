@@ -51,7 +51,8 @@ _SPACE = re.compile(r"\s+")
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """An edit record as blame sees it: an id and the texts it inserted (with the line each started at)."""
+    """An edit record as blame sees it: an id and its changes, each the text it inserted, the line that text started
+    at right after the call (kept for the faces; blame finds text wherever it went) and the text it removed."""
 
     id: int
     hunks: Sequence[tuple[str, int | None, str]]  # (inserted text, its first line after the call, removed text)
@@ -131,9 +132,8 @@ class _File:
         for i in range(alo, ahi):
             key = keys[i]
             grown: dict[int, int] = {}
-            for j in self._where.get(key, ()) if key is not None else ():
-                if j < blo:
-                    continue
+            places = self._where.get(key, []) if key is not None else []
+            for j in places[bisect.bisect_left(places, blo) :]:
                 if j >= bhi:
                     break
                 k = grown[j] = run.get(j - 1, 0) + 1
