@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -18,9 +17,8 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 from support.fake_anthropic import FakeAnthropic, Rule, text, tool
+from support.plugin_home import installed, memory
 
-REPO = Path(__file__).resolve().parents[2]
-PLUGIN_FILES = (".claude-plugin", "plugin", "hooks", "server/claude_memory")
 ASK_WRITE = "PROV-ONE: write a price helper module"
 ASK_EDIT = "PROV-TWO: add a rounding helper"
 ASK_AGAIN = "PROV-THREE: make the tax rate configurable"
@@ -39,12 +37,6 @@ def to_cents(amount):
     """The amount in whole cents."""
     return int(round(amount * 100))
 '''
-
-
-def memory(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "claude_memory", *args], env=env, capture_output=True, text=True, timeout=600
-    )
 
 
 def claude(claude_bin: Path, env: dict[str, str], prompt: str, cwd: Path, *extra: str) -> dict[str, Any]:
@@ -78,23 +70,7 @@ def wait_for_records(env: dict[str, str], path: Path, edits: int) -> dict[str, A
 def test_blame_why_and_the_pre_edit_note_through_the_installed_plugin(
     tmp_path: Path, claude_bin: Path, fake_anthropic: Callable[..., FakeAnthropic]
 ) -> None:
-    home = tmp_path / "home"
-    (home / ".claude").mkdir(parents=True)
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "CLAUDE_MEMORY_HOME": str(tmp_path / "data"),
-        "CLAUDE_BIN": str(claude_bin),
-        "CLAUDE_MEMORY_PYTHON": sys.executable,  # the plugin copy has no .venv
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    }
-    env.pop("CLAUDE_MEMORY_MODEL_PATH", None)
-    root = tmp_path / "checkout"
-    for name in PLUGIN_FILES:
-        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    installed = memory(env, "install", "--plugin-root", str(root))
-    assert installed.returncode == 0, installed.stderr
+    env = installed(tmp_path, claude_bin)
     work = tmp_path / "work" / "shop"
     work.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(work)], check=True)

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.anyio
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 PROJECT = fx.WORK  # the fixtures' project of the greeting echo (the path does not exist here)
 ECHO = fx.ECHO_WORD
-TOOLS = {"search", "timeline", "get_observations", "forget", "stats", "projects", "why"}
+TOOLS = {"search", "timeline", "get_observations", "forget", "stats", "projects", "why", "tasks", "task"}
 
 
 @pytest.fixture(scope="module")
@@ -166,6 +166,7 @@ async def test_tools_schemas_and_instructions_without_starting_the_service(tmp_p
     assert tools["stats"].input_schema["properties"] == {}
     limit = tools["projects"].input_schema["properties"]["limit"]
     assert (limit["default"], limit["minimum"], limit["maximum"]) == (20, 1, 20)
+    assert tools["task"].input_schema["required"] == ["id"] and tools["tasks"].input_schema.get("required") is None
     why = tools["why"].input_schema
     assert why["required"] == ["file"] and set(why["properties"]) == {"file", "start_line", "end_line"}
     forget_hints = tools["forget"].annotations
@@ -264,6 +265,12 @@ async def test_forget_needs_confirm_then_the_memory_is_gone(store: Store) -> Non
         assert stats["forgotten_events"] >= 1
 
 
+async def test_tasks_say_when_there_are_none(store: Store) -> None:
+    async with Client(store.params()) as client:
+        text_, data = await call(client, "tasks", {})
+    assert text_ == "No tasks with that status are remembered for this scope." and data == {"tasks": []}
+
+
 async def test_stats(store: Store) -> None:
     async with Client(store.params()) as client:
         shown, data = await call(client, "stats", {})
@@ -297,6 +304,9 @@ async def test_errors_are_one_plain_sentence(store: Store) -> None:
         assert "types" in await fails(client, "search", {"query": "x", "types": ["nonsense"]})
         assert "citation" in await fails(client, "get_observations", {"ids": ["  "]})
         assert "ids" in await fails(client, "forget", {"ids": []})
+        assert await fails(client, "task", {"id": "task:nope"}) == (
+            "No task task:nope is remembered; `claude-memory tasks` lists them."
+        )
         assert await fails(client, "why", {"file": "no/such/file.py"}) == f"{PROJECT}/no/such/file.py is not a file."
         assert await fails(client, "why", {"file": __file__, "start_line": 9, "end_line": 2}) == (
             "end_line 2 comes before start_line 9."

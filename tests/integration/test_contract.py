@@ -49,6 +49,9 @@ def sample_params(transport: Transport, home: Path) -> dict[str, dict[str, Any]]
         "file_history": {"path": touched["files"][0], "symbol": "test"},
         "file_summary": {"paths": touched["files"][:2]},
         "blame": {"path": "/home/dev/shop/src/shop/cart.py", "text": "class Cart:\n    pass\n", "start": 1},
+        "tasks": {"open": True},
+        "task": {"id": transport.call("tasks", {})[0]["id"]},
+        "tasks_rebuild": {},
         "forget": {"refs": cites[:1], "dry_run": True},
         "embed_wait": {"wait": False},
         "reindex": {},
@@ -78,6 +81,22 @@ REFUSED = {"model_fetch": "Offline mode is on"}
 def home(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path) -> Path:
     path = tmp_path_factory.mktemp("claude")
     shutil.copytree(fixtures_home / "projects", path / "projects")
+    # a TaskCreate call and its result, as Claude Code 2.1.330 writes them: a task for `task` to show
+    base = {"sessionId": "0a1e5c1d-00ff-4000-8000-000000000001", "cwd": "/home/dev/shop", "version": "2.1.330",
+            "timestamp": "2026-03-20T10:00:00.000Z"}  # fmt: skip
+    use = {
+        "type": "tool_use",
+        "id": "toolu_t1",
+        "name": "TaskCreate",
+        "input": {"subject": "Ship it", "description": "d"},
+    }
+    call = {**base, "type": "assistant", "uuid": "t-a1", "message": {"id": "m1", "role": "assistant", "content": [use]}}
+    answer = {"type": "tool_result", "tool_use_id": "toolu_t1", "content": "Task #1 created successfully: Ship it"}
+    result = {**base, "type": "user", "uuid": "t-u1", "toolUseResult": {"task": {"id": "1", "subject": "Ship it"}},
+              "message": {"role": "user", "content": [answer]}}  # fmt: skip
+    (path / "projects" / "-home-dev-shop" / "tasks.jsonl").write_text(
+        json.dumps(call) + "\n" + json.dumps(result) + "\n"
+    )
     return path
 
 

@@ -35,6 +35,7 @@ from claude_memory.cli import model as model_commands
 from claude_memory.cli import plugin as plugin_commands
 from claude_memory.cli import repair as repair_command
 from claude_memory.cli import service as service_commands
+from claude_memory.cli import tasks as tasks_command
 from claude_memory.cli.common import (
     EXIT_CODES,
     EXIT_FAILURE,
@@ -700,6 +701,7 @@ lsp_command.register(app)
 plugin_commands.register(app)
 model_commands.register(app, _transport)
 blame_command.register(app, _transport)
+tasks_command.register(app, _transport)
 
 
 def main(argv: list[str] | None = None) -> None:

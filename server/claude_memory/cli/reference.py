@@ -21,6 +21,8 @@ COMMANDS = (
     "projects",
     "stats",
     "blame",
+    "tasks",
+    "task",
     "status",
     "reindex",
     "forget",
@@ -34,7 +36,10 @@ COMMANDS = (
     "doctor",
     "model",
 )
-GROUPS = {"model": ("status", "fetch", "use", "remove")}  # command groups: their commands are documented too
+GROUPS = {
+    "model": ("status", "fetch", "use", "remove"),
+    "task": ("show", "rebuild"),
+}  # command groups: their commands are documented too
 _ENV = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb", "CLAUDE_MEMORY_HOME": "~/.local/share/claude-memory"}
 
 

@@ -125,15 +125,33 @@ def prompt_context(recalls: Sequence[Recall], budget: int, max_chars: int = MAX_
     return text, [r.citation for r, line in zip(recalls, lines, strict=True) if line in text]
 
 
+@dataclass(frozen=True, slots=True)
+class OpenTask:
+    """An open task of the project (core/tasks.py), as the SessionStart context lists it."""
+
+    title: str
+    status: str  # in_progress, blocked or pending
+    citation: str | None  # of the call that last changed it
+    blockers: tuple[str, ...] = ()  # their titles
+
+
+def _task_line(task: OpenTask) -> str:
+    cite = f" [{task.citation}]" if task.citation else ""
+    blocked = f" (blocked by: {'; '.join(clip(b, 80) for b in task.blockers)})" if task.blockers else ""
+    return f"- {task.status.replace('_', ' ')}: {clip(task.title, 160)}{cite}{blocked}\n"
+
+
 def session_context(
     project: str | None,
     last_summary: str | None,
     recent: Sequence[Recall],
     budget: int,
     max_chars: int = MAX_CHARS,
+    tasks: Sequence[OpenTask] = (),
 ) -> str:
-    """The SessionStart injection: the project's last session summary and its most recent memories."""
-    if not last_summary and not recent:
+    """The SessionStart injection: the project's last session summary, its open tasks (in progress and blocked
+    first) and its most recent memories."""
+    if not last_summary and not recent and not tasks:
         return ""
     where = f"project {project}" if project else "this directory"
     header = f"claude-memory has {where} in its records from earlier Claude Code sessions.\n"
@@ -141,6 +159,10 @@ def session_context(
         header += f"Last session: {clip(last_summary, 1500)}\n"
     if estimate_tokens(header) > budget or len(header) > max_chars:
         return ""
+    if tasks:
+        listed, kept = _fit(header + "Open tasks from earlier sessions:\n", [_task_line(t) for t in tasks], "",
+                            budget, max_chars)  # fmt: skip
+        header = listed if kept else header
     lines = [_line(r) for r in recent]
     if not lines:
         return header

@@ -31,6 +31,7 @@ from claude_memory.core.edits import edit_hunks
 from claude_memory.core.events import ParsedEvent, SourceRef
 from claude_memory.core.lines import RawLine
 from claude_memory.core.machine_text import is_synthetic, safe_type_name, strip_injected, typed_command
+from claude_memory.core.tasks import task_op
 from claude_memory.core.toolfiles import files_touched
 
 # Line types Claude Code writes that carry no conversation content for memory.
@@ -355,9 +356,11 @@ class TranscriptParser:
         event.message_id = tool.message_id
         event.files = files_touched(tool.name, tool.input, structured, event.cwd)
         event.metadata = metadata
-        event.edits = edit_hunks(
-            tool.name, tool.input, structured, failed=result is None or bool(result.get("is_error"))
-        )
+        failed = result is None or bool(result.get("is_error"))
+        event.edits = edit_hunks(tool.name, tool.input, structured, failed=failed)
+        task = task_op(tool.name, tool.input, structured, failed=failed)
+        if task is not None:
+            event.metadata["task"] = task
         return event
 
     # ------------------------------------------------------------------ assistant lines

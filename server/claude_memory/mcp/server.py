@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, Literal
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
@@ -50,6 +50,9 @@ Work from cheap to expensive, and never fetch everything:
 suggested, none). It searches the current project; all_projects=true searches every project.
 2. `timeline` around promising hits (pass their citations) to see what happened before and after.
 3. `get_observations` only for the ids you need in full (at most 20 per call).
+
+At the start of work in a project, `tasks` lists what earlier sessions planned and left open (`task` shows one with \
+its history): pick those up instead of planning the same work again.
 
 Before you change code written in an earlier session, `why` (a file and its lines) says which conversation \
 wrote them and what the user asked for.
@@ -257,6 +260,32 @@ class MemoryTools:
 
         return self._run(build)
 
+    def tasks(
+        self,
+        status: Annotated[
+            list[Literal["pending", "in_progress", "blocked", "done", "cancelled"]] | None,
+            Field(description="Only these statuses; default: the open ones (in progress, blocked, pending)."),
+        ] = None,
+        all_projects: Annotated[bool, Field(description="Every project's tasks, not just the current one's.")] = False,
+    ) -> CallToolResult:
+        """The tasks planned in earlier sessions with the task tools (TodoWrite, TaskCreate, TaskUpdate), one line
+        each: status, title, citation, blockers. Look here at the start of work in a project, before planning it
+        again: the same task under another wording is one task."""
+
+        def build() -> mcp_text.ToolText:
+            params = {"status": list(status or []), "open": not status,
+                      "project": None if all_projects else self.settings.project}  # fmt: skip
+            return mcp_text.tasks(self.gateway.call("tasks", params))
+
+        return self._run(build)
+
+    def task(
+        self, id: Annotated[str, Field(min_length=1, max_length=2_000, description="A task id from `tasks`.")]
+    ) -> CallToolResult:
+        """One task in full: status, description, blockers (and suggested ones), tasks it may duplicate, and its
+        history, each step with the citation of the tool call it came from."""
+        return self._run(lambda: mcp_text.task(self.gateway.call("task", {"id": id})))
+
     def projects(
         self, limit: Annotated[int, field(ProjectsParams, "limit", le=mcp_text.MAX_RESULTS)] = 20
     ) -> CallToolResult:
@@ -307,6 +336,8 @@ def build_server(settings: McpSettings) -> MemoryServer:
     server.add_tool(tools.stats, name="stats", annotations=READ_ONLY)
     server.add_tool(tools.projects, name="projects", annotations=READ_ONLY)
     server.add_tool(tools.why, name="why", annotations=READ_ONLY)
+    server.add_tool(tools.tasks, name="tasks", annotations=READ_ONLY)
+    server.add_tool(tools.task, name="task", annotations=READ_ONLY)
     return server
 
 

@@ -321,3 +321,38 @@ def why(data: dict[str, Any], start: int, end: int) -> ToolText:
     """Who wrote lines ``start``..``end`` of a file, and why (:func:`claude_memory.core.why.why_markdown`)."""
     text = why_markdown(data, start, end)
     return ToolText(clip(text, MAX_CHARS), {"path": data["path"], "ranges": data["ranges"], "edits": data["edits"]})
+
+
+def _task_line(t: dict[str, Any]) -> str:
+    blocked = "; ".join(b["title"] for b in t["blockers"])
+    maybe = "; ".join(b["title"] for b in t["blocker_suggestions"])
+    line = f"- {t['status']}: {t['title']} (id {t['id']})"
+    if blocked:
+        line += f" — blocked by: {blocked}"
+    if maybe:
+        line += f" — maybe blocked by: {maybe}"
+    return line + "\n"
+
+
+def tasks(rows: list[dict[str, Any]]) -> ToolText:
+    """Tasks, one line each."""
+    if not rows:
+        return ToolText("No tasks with that status are remembered for this scope.", {"tasks": []})
+    return ToolText(clip("## Tasks\n" + "".join(_task_line(t) for t in rows), MAX_CHARS), {"tasks": rows})
+
+
+def task(data: dict[str, Any]) -> ToolText:
+    """One task with its history."""
+    lines = [f"## {data['title']}\n", f"Status: {data['status']} · id {data['id']} · project {data['project']}\n"]
+    if data["description"]:
+        lines.append(f"\n{data['description']}\n")
+    lines += [_task_line(data)] if data["blockers"] or data["blocker_suggestions"] else []
+    if data["suggested_same"]:
+        lines.append(f"Maybe the same task as: {', '.join(data['suggested_same'])}\n")
+    lines.append("\nHistory:\n")
+    for h in data["history"]:
+        what = h.get("to") or h.get("initial_status") or h.get("mode") or ""
+        why = f" ({h['reason']})" if h.get("reason") else ""
+        cite = f" [{h['citation']}]" if h.get("citation") else ""
+        lines.append(f"- {when(h['timestamp'])} {h['type']} {what}{why}{cite}\n")
+    return ToolText(clip("".join(lines), MAX_CHARS), dict(data))

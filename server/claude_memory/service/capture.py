@@ -25,6 +25,7 @@ from claude_memory.core import events as ev
 from claude_memory.core.edits import edit_hunks
 from claude_memory.core.events import ParsedEvent, SourceRef, event_id_for
 from claude_memory.core.injection import SessionFacts, session_summary
+from claude_memory.core.tasks import task_op
 from claude_memory.core.toolfiles import files_touched
 from claude_memory.core.transcript import tool_call_text
 from claude_memory.service.discovery import transcript_file
@@ -170,6 +171,9 @@ class Capture:
         )
         event.files = files_touched(name, payload.tool_input, structured, payload.cwd)
         event.edits = edit_hunks(name, payload.tool_input, structured, failed=failed)
+        task = task_op(name, payload.tool_input, structured, failed=failed)
+        if task is not None:
+            event.metadata["task"] = task
         settings = self.memory.settings
         prepare_event(event, self.memory.privacy, self.projects, settings.max_tool_output_chars)
         session = SessionInfo(payload.session_id, event.project, event.cwd, path or None)

@@ -1,6 +1,7 @@
-"""What the memory service does when its worker has nothing queued: embed a small batch (then a batch of a
-model switch, :mod:`claude_memory.service.model_switch`), save the vector index now and then, count the
-citations the hooks injected, and stop once its own code changed on disk.
+"""What the memory service does when its worker has nothing queued: fold new task calls into the task projection
+(:mod:`claude_memory.service.tasks`), embed a small batch (then a batch of a model switch,
+:mod:`claude_memory.service.model_switch`), save the vector index now and then, count the citations the hooks
+injected, and stop once its own code changed on disk.
 
 Runs in the worker thread (the worker's idle callback), except :meth:`IdleWork.count_uses` and
 :meth:`IdleWork.saw_request`, which any thread may call.
@@ -51,6 +52,7 @@ class IdleWork:
         self._stopping = stopping
         self._index_dirty_since: float | None = None
         self.embed_due = True  # events may be waiting for embedding (cleared when the queue is found empty)
+        self.tasks_due = True  # task calls may have come: fold them into the task projection
         self._embed_checked = 0.0  # monotonic time the queue was last found empty
         # Citations injected by the context hooks, counted as used when the service is quiet: each write is a
         # commit (~5 ms), and the next hook should not start while the service is busy with it.
@@ -60,6 +62,10 @@ class IdleWork:
         self._code_checked = time.monotonic()
         self._last_request = 0.0  # monotonic time of the last request of any kind
         self.fetch_model: Callable[[], object] | None = None  # starts a download of a missing model (the host's)
+
+    def events_added(self) -> None:
+        """New events were stored (an import, a capture): embed them, and fold any task calls among them."""
+        self.embed_due = self.tasks_due = True
 
     def saw_request(self) -> None:
         self._last_request = time.monotonic()
@@ -78,6 +84,9 @@ class IdleWork:
         now = time.monotonic()
         quiet = now - self._worker.last_request > QUIET_SECONDS
         batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
+        if self.tasks_due and not memory.read_only:
+            self.tasks_due = False
+            memory.tasks.refresh()  # new events may be task calls: fold them now, not in the next SessionStart
         if not memory.model_ready():  # a download (on its own thread) brings it, unless not allowed
             if self.fetch_model is not None and memory.embedder.fetchable:
                 self.fetch_model()

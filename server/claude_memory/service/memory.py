@@ -39,6 +39,7 @@ from claude_memory.service.model_switch import ModelSwitch
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.provenance import Provenance
 from claude_memory.service.search import Retrieval, SearchHit, search
+from claude_memory.service.tasks import TaskProjector
 from claude_memory.store import db, edits, files, forget, health, ledger, model_files, queries
 from claude_memory.store.embedder import DEFAULT_MODEL, Embedder
 from claude_memory.store.eventmap import EventMap
@@ -94,6 +95,7 @@ class Memory:
         self._pool: ThreadPoolExecutor | None = None  # embeds search queries beside BM25
         self.switch = ModelSwitch(self)  # a change of embedding model in progress (claude-memory model use)
         self.provenance = Provenance(self)  # which conversation wrote which line (blame)
+        self.tasks = TaskProjector(self)  # tasks that survive sessions, folded from the task tool calls
         if not read_only and edits.backfill_pending(self.con):
             self.provenance.backfill()  # once, for editing calls stored before edit records existed
 

@@ -16,17 +16,16 @@ import hashlib
 import logging
 import os
 from collections import OrderedDict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-import orjson
 import pyarrow as pa
 
 from claude_memory.core.blame import Attribution, Record, blame, file_lines
 from claude_memory.core.edits import edit_hunks
 from claude_memory.core.privacy import PrivacyReport
 from claude_memory.service.projects import ProjectResolver
+from claude_memory.service.reread import reread_call
 from claude_memory.store import edits
 from claude_memory.store.db import from_store_time
 from claude_memory.store.queries import StoredEvent, events_by_ids
@@ -112,7 +111,7 @@ class Provenance:
         rows: list[tuple[int, int, str, str | None, int | None, str, str]] = []
         missing = 0
         for call in calls:
-            found = _reread(call)
+            found = reread_call(call.source_path, call.byte_start, call.byte_end, call.tool_use_id)
             if found is None:
                 missing += 1
                 continue
@@ -184,42 +183,3 @@ def _edit_json(record: edits.EditRecord, related: dict[int, StoredEvent]) -> dic
         "prompt": _excerpt(prompt),
         "answer": _excerpt(answer),
     }
-
-
-# ---------------------------------------------------------------------- reading a call again
-
-
-def _lines(path: str, start: int, end: int) -> Iterator[dict[str, Any]]:
-    with open(path, "rb") as handle:
-        handle.seek(start)
-        data = handle.read(end - start)
-    for raw in data.splitlines():
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(obj, dict):
-            yield obj
-
-
-def _reread(call: edits.CallSource) -> tuple[Any, Any, bool] | None:
-    """The call's input, its ``toolUseResult`` and whether it failed, from the transcript lines its event cites;
-    None when they are not there any more."""
-    try:
-        objs = list(_lines(call.source_path, call.byte_start, call.byte_end))
-    except OSError:
-        return None
-    tool_input: Any = None
-    for obj in objs:
-        message = obj.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        for block in content if isinstance(content, list) else []:
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "tool_use" and block.get("id") == call.tool_use_id:
-                tool_input = block.get("input")
-            elif block.get("type") == "tool_result" and block.get("tool_use_id") == call.tool_use_id:
-                if tool_input is None:
-                    return None
-                return tool_input, obj.get("toolUseResult"), bool(block.get("is_error"))
-    return None

@@ -25,6 +25,7 @@ from claude_memory.core.edits import EDIT_TOOLS
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.injection import (
     NO_TOPIC,
+    OpenTask,
     Recall,
     informative,
     prompt_context,
@@ -46,6 +47,7 @@ INJECTED: Final = 5  # LoCoMo dev: 68 % of the evidence at ~1,300 characters a p
 PROMPT_CHARS: Final = 1_500
 SESSION_START_BUDGET: Final = 600  # tokens: a compact index, the prompt hook brings the details
 RECENT_PROMPTS: Final = 5
+OPEN_TASKS: Final = 8  # listed at SessionStart, within its budget
 NOTED_FILES: Final = 4_096  # (session, file) pairs remembered as noted by the PreToolUse hook
 CITATION: Final = re.compile(r"mem:[A-Za-z0-9]{6}")
 
@@ -135,10 +137,18 @@ class Recaller:
             )
             if e.citation is not None and e.session_id != payload.session_id and not e.metadata.get("command")
         ][:RECENT_PROMPTS]
-        text = session_context(project, summary, recent, budget)
-        cited = [r.citation for r in recent if r.citation in text]
+        tasks = self._open_tasks(project)
+        text = session_context(project, summary, recent, budget, tasks=tasks)
+        cited = [c for c in (*(r.citation for r in recent), *(t.citation for t in tasks)) if c and c in text]
         reason = None if text else "No earlier sessions of this project are in memory."
         return {"additional_context": text, "citations": cited, "reason": reason}
+
+    def _open_tasks(self, project: str) -> list[OpenTask]:
+        """The project's open tasks, in progress first, then blocked, then pending (at most OPEN_TASKS)."""
+        found = self.memory.tasks.listing(project, ("in_progress", "blocked", "pending"), OPEN_TASKS)
+        return [
+            OpenTask(t["title"], t["status"], t["citation"], tuple(b["title"] for b in t["blockers"])) for t in found
+        ]
 
     def _last_summary(self, project: str, current: str) -> str | None:
         """The project's latest other session: its SessionEnd summary, else one made from its events now."""

@@ -205,7 +205,8 @@ class MemoryService:
         report = self.memory.import_files(files, settle_seconds=self.options.live_settle)
         self.counters["files_ingested"] += report.files_read
         self.counters["events_ingested"] += report.events_new
-        self.idle.embed_due = self.idle.embed_due or report.events_new > 0
+        if report.events_new > 0:
+            self.idle.events_added()
         if report.events_new:
             log.info("Ingested %d new events from %d transcripts.", report.events_new, report.files_read)
         return report.events_new
@@ -241,7 +242,8 @@ class MemoryService:
         result = self.capturer.apply(payload)
         self.counters["captures"] += 1
         self.counters["events_ingested"] += int(result["new_events"])
-        self.idle.embed_due = self.idle.embed_due or int(result["new_events"]) > 0
+        if int(result["new_events"]) > 0:
+            self.idle.events_added()
         return result
 
     def _record_uses(self, citations: list[str]) -> None:
@@ -375,7 +377,7 @@ class MemoryService:
 
     def _import_part(self, files: list[TranscriptFile]) -> ImportReport:
         report = self.memory.import_files(files, settle_seconds=self.options.live_settle)
-        self.idle.embed_due = True
+        self.idle.events_added()
         return report
 
     def wait_embedded(self, progress: Progress) -> int:

@@ -237,4 +237,37 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
             ('Edit', 'MultiEdit', 'Write', 'NotebookEdit'));
         """,
     ),
+    (
+        "0013_tasks",
+        """
+        -- Tasks that survive sessions (core/tasks.py, service/tasks.py): Claude Code's task tool calls (their events'
+        -- metadata.task) folded into task events, entities (task, condition, artifact), aliases and edges. All derived
+        -- from the events: the projector rebuilds them from the calls and gives the same result; forget cascades.
+        CREATE TABLE task_events (
+            seq           BIGINT PRIMARY KEY,          -- the fold's order
+            dedupe_key    VARCHAR NOT NULL UNIQUE,     -- seed §3.5: type, task, session, payload (with its call)
+            type          VARCHAR NOT NULL,            -- task_created, task_status_changed, task_blockers_set, ...
+            task_id       VARCHAR NOT NULL,
+            session_id    VARCHAR NOT NULL,
+            source_event  BIGINT NOT NULL,             -- the tool call it came from (its citation, its transcript line)
+            ts            TIMESTAMP,
+            payload       JSON NOT NULL
+        );
+        CREATE TABLE entities (
+            id            VARCHAR PRIMARY KEY,         -- task:<project>:<key>, cond:..., art:...
+            type          VARCHAR NOT NULL,            -- task | condition | artifact
+            title         VARCHAR NOT NULL,
+            project       VARCHAR,
+            current_json  JSON NOT NULL                -- the fold: status, priority, blockers, description...
+        );
+        CREATE TABLE entity_aliases (alias_key VARCHAR PRIMARY KEY, entity_id VARCHAR NOT NULL);
+        CREATE TABLE edges (
+            src           VARCHAR NOT NULL,
+            rel           VARCHAR NOT NULL,            -- blocked_by, blocked_by_suggested, resolves_to
+            dst           VARCHAR NOT NULL,
+            PRIMARY KEY (src, rel, dst)
+        );
+        CREATE TABLE projection_offsets (name VARCHAR PRIMARY KEY, event_seq BIGINT NOT NULL);
+        """,
+    ),
 )

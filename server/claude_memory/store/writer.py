@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from claude_memory.core.events import ParsedEvent
 from claude_memory.core.filters import ForgetSelector
-from claude_memory.store import arrow, edits, keyword, traits
+from claude_memory.store import arrow, edits, keyword, tasks, traits
 from claude_memory.store.arrow import arrow_view, id_table
 from claude_memory.store.checkpoints import Checkpoint
 from claude_memory.store.citations import allocate_citations
@@ -356,6 +356,18 @@ class EventWriter:
             edits.finish_backfill(self.con, rows)
         self.changes.bump()
 
+    def write_tasks(
+        self,
+        events: pa.Table,
+        entities: pa.Table,
+        aliases: list[tuple[str, str]],
+        edges: list[tuple[str, str, str]],
+        state: int,
+    ) -> None:
+        """Replace the task projection (service/tasks.py) in one transaction."""
+        with transaction(self.con):
+            tasks.replace(self.con, events, entities, aliases, edges, state)
+
     def end_session(self, session_id: str, reason: str | None, summary: str) -> None:
         """Record (or replace) the rule-based summary written when Claude Code ends a session."""
         self.con.execute(
@@ -387,6 +399,7 @@ class EventWriter:
             )
             con.execute("DELETE FROM embed_queue WHERE event_id IN (SELECT id FROM doomed)")
             edits.delete(con, "doomed")
+            tasks.forget(con, "doomed")
             # A session summary quotes its prompts: it goes with any forgotten event of its session.
             con.execute(
                 "DELETE FROM session_ends WHERE session_id IN "

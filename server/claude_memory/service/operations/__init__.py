@@ -19,9 +19,10 @@ from claude_memory.service.operations import (
     model,
     provenance,
     search,
+    tasks,
 )
 
-FEATURES = (search, disclosure, browse, files, provenance, forget, lifecycle, model, hooks)
+FEATURES = (search, disclosure, browse, files, provenance, tasks, forget, lifecycle, model, hooks)
 
 
 def registry() -> Registry:

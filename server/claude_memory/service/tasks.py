@@ -1,0 +1,160 @@
+"""The task projector (seed §11.6): folds every stored task tool call (``TodoWrite``, ``TaskCreate``, ``TaskUpdate``),
+in the order they happened, into task events, entities, aliases and edges (:mod:`claude_memory.core.tasks`), and
+stores them through the single writer.
+
+The projection is current while its offset is the seq of the newest task call; new calls (an import, a capture) or
+a forget (which resets the offset) make the next :meth:`TaskProjector.refresh` fold again. The fold runs over the
+task calls only (a few per thousand events), so folding all of them again is what an incremental run does too: a
+rebuild and a refresh give the same projection by construction, and the same dedupe keys. Calls stored before their
+task operation was kept (``metadata.task``) are read again from their transcript lines.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from claude_memory.core.citations import render
+from claude_memory.core.tasks import Board, Call, task_op
+from claude_memory.service.reread import reread_call
+from claude_memory.store import tasks as store
+from claude_memory.store.db import from_store_time
+
+if TYPE_CHECKING:
+    from claude_memory.service.memory import Memory
+
+log = logging.getLogger("claude_memory.service")
+
+OPEN_STATUSES: tuple[str, ...] = ("in_progress", "blocked", "pending")
+ORDER = {s: n for n, s in enumerate(("in_progress", "blocked", "pending", "done", "cancelled"))}
+
+
+class TaskProjector:
+    """Keeps the task projection current. Use from the thread that owns the store."""
+
+    def __init__(self, memory: Memory) -> None:
+        self._memory = memory
+
+    def refresh(self, *, force: bool = False) -> bool:
+        """Fold again when task calls came or went since the last fold (or when ``force``); True if it did."""
+        con = self._memory.con
+        newest = store.newest_call(con)
+        if not force and store.offset(con) == newest:
+            return False
+        self._write(self.fold(), newest)
+        return True
+
+    def fold(self) -> tuple[Board, list[dict[str, Any]]]:
+        """The board after every stored task call, and the task events it emitted, in order."""
+        board = Board()
+        emitted: list[dict[str, Any]] = []
+        unread = 0
+        for stored in store.calls(self._memory.con):
+            op = stored.op
+            if op is None:  # stored before task operations were kept
+                found = reread_call(stored.source_path, stored.byte_start, stored.byte_end, stored.tool_use_id)
+                op = task_op(stored.tool_name, found[0], found[1], failed=found[2]) if found else None
+                unread += found is None
+            if op is None:
+                continue
+            call = Call(stored.event_id, stored.session_id, stored.agent_id, stored.project, op)
+            for event in board.apply(call):
+                emitted.append({
+                    "dedupe_key": event.dedupe_key(stored.session_id, stored.event_id), "type": event.type,
+                    "task_id": event.task_id, "session_id": stored.session_id, "source_event": stored.event_id,
+                    "ts": stored.ts, "payload": json.dumps(event.payload, ensure_ascii=False, sort_keys=True),
+                })  # fmt: skip
+        if unread:
+            log.info("%d older task tool calls could not be read again from their transcripts.", unread)
+        return board, emitted
+
+    def _write(self, folded: tuple[Board, list[dict[str, Any]]], state: int) -> None:
+        board, emitted = folded
+        unique = list({e["dedupe_key"]: e for e in emitted}.values())
+        events = pa.table(
+            {
+                name: [n + 1 if name == "seq" else e[name] for n, e in enumerate(unique)]
+                for name in store.EVENT_SCHEMA.names
+            },
+            schema=store.EVENT_SCHEMA,
+        )
+        entities = pa.table(
+            {
+                "id": [e.id for e in board.entities.values()],
+                "type": [e.type for e in board.entities.values()],
+                "title": [e.title for e in board.entities.values()],
+                "project": [e.project for e in board.entities.values()],
+                "current_json": [json.dumps(e.state, sort_keys=True) for e in board.entities.values()],
+            },
+            schema=store.ENTITY_SCHEMA,
+        )
+        aliases = sorted(board.aliases.items())
+        self._memory.writer.write_tasks(events, entities, aliases, sorted(board.edges), state)
+
+    # ------------------------------------------------------------------ reads for the faces
+
+    def current(self) -> None:
+        """Fold the new task calls in first, when this process may write."""
+        if not self._memory.read_only:
+            self.refresh()
+
+    def listing(self, project: str | None, statuses: tuple[str, ...], limit: int) -> list[dict[str, Any]]:
+        """Tasks as the faces show them: open ones first (in progress, blocked, pending), the most recently changed
+        first within a status."""
+        self.current()
+        con = self._memory.con
+        rows = store.tasks(con, project, statuses)
+        rows.sort(key=lambda r: ORDER.get(str(r.state.get("status")), 9))
+        return [self._item(r) for r in rows[:limit]]
+
+    def detail(self, task_id: str) -> dict[str, Any]:
+        """One task with its history; ValueError (one sentence) when there is none of that id."""
+        self.current()
+        con = self._memory.con
+        found = store.entity(con, task_id)
+        if found is None or found[1] != "task":
+            raise ValueError(f"No task {task_id} is remembered; `claude-memory tasks` lists them.")
+        entity_id, _kind, title, project, state = found
+        rows = [r for r in store.tasks(con, project, ()) if r.id == entity_id]
+        row = rows[0] if rows else store.TaskRow(entity_id, title, project, state, None, None)
+        history = [
+            {"type": h["type"], "timestamp": from_store_time(h["ts"]), "session_id": h["session_id"],
+             "citation": render(h["citation"]) if h["citation"] else None, **h["payload"]}
+            for h in store.history(con, row.id)
+        ]  # fmt: skip
+        return {**self._item(row), "description": row.state.get("description") or "",
+                "suggested_same": list(row.state.get("suggested_same") or []), "history": history}  # fmt: skip
+
+    def rebuild(self) -> dict[str, int]:
+        self.refresh(force=True)
+        return {
+            "tasks": len(store.tasks(self._memory.con, None, ())),
+            "task_events": store.count_events(self._memory.con),
+        }
+
+    def _refs(self, ids: list[str]) -> list[dict[str, Any]]:
+        out = []
+        for i in ids:
+            found = store.entity(self._memory.con, i)
+            _id, kind, title, _project, state = found if found else (i, "unknown", i, None, {})
+            placeholder = bool(state.get("auto_placeholder"))
+            out.append({"id": i, "type": kind, "title": title, "status": state.get("status"),
+                        "placeholder": placeholder, "candidates": state.get("candidates", [])})  # fmt: skip
+        return out
+
+    def _item(self, row: store.TaskRow) -> dict[str, Any]:
+        state = row.state
+        return {
+            "id": row.id,
+            "title": row.title,
+            "project": row.project,
+            "status": state.get("status", "pending"),
+            "blockers": self._refs(list(state.get("blockers") or [])),
+            "blocker_suggestions": self._refs(list(state.get("blocker_suggestions") or [])),
+            "first_ts": from_store_time(row.first_ts),
+            "last_ts": from_store_time(row.last_ts),
+            "citation": render(row.last_citation) if row.last_citation else None,
+        }

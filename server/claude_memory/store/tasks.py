@@ -1,0 +1,184 @@
+"""The task projection's tables (migration 0013): the task tool calls it is folded from, and what it holds (task
+events, entities, aliases, edges, its offset). Reads here; writes through the single writer (:func:`replace`,
+called by ``EventWriter.write_tasks``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+import duckdb
+import pyarrow as pa
+
+from claude_memory.core.tasks import TASK_TOOLS
+
+OFFSET: Final = "task_projector"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCall:
+    """A stored task tool call: what the projector folds."""
+
+    event_id: int
+    seq: int
+    session_id: str
+    agent_id: str | None
+    project: str | None
+    ts: datetime | None
+    tool_name: str
+    tool_use_id: str | None
+    op: dict[str, Any] | None  # metadata.task; None for calls stored before it was kept
+    source_path: str | None
+    byte_start: int | None
+    byte_end: int | None
+
+
+def calls(con: duckdb.DuckDBPyConnection) -> list[StoredCall]:
+    """Every stored task tool call, in the order they happened (time, then storage order)."""
+    tools = ", ".join(f"'{t}'" for t in sorted(TASK_TOOLS))
+    rows = con.execute(
+        f"""
+        SELECT id, seq, session_id, agent_id, project, ts, tool_name, tool_use_id, json_extract(metadata, '$.task'),
+               source_path, byte_start, byte_end
+        FROM events WHERE type = 'tool_use' AND tool_name IN ({tools})
+        ORDER BY ts NULLS LAST, seq
+        """
+    ).fetchall()
+    return [StoredCall(int(r[0]), int(r[1]), str(r[2]), r[3], r[4], r[5], str(r[6]), r[7], _json(r[8]), *r[9:12])
+            for r in rows]  # fmt: skip
+
+
+def _json(value: str | None) -> dict[str, Any] | None:
+    found = json.loads(value) if value is not None else None
+    return found if isinstance(found, dict) else None
+
+
+def newest_call(con: duckdb.DuckDBPyConnection) -> int:
+    """The highest event seq among task tool calls (0: none): the projection is current while its offset is this
+    (a forget resets the offset: :func:`forget`)."""
+    tools = ", ".join(f"'{t}'" for t in sorted(TASK_TOOLS))
+    row = con.execute(
+        f"SELECT coalesce(max(seq), 0) FROM events WHERE type = 'tool_use' AND tool_name IN ({tools})"
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def forget(con: duckdb.DuckDBPyConnection, doomed: str) -> None:
+    """The writer's forget: the task events of forgotten calls go now, and the projection is made again from the
+    calls left at its next refresh."""
+    con.execute(f"DELETE FROM task_events WHERE source_event IN (SELECT id FROM {doomed})")
+    con.execute("DELETE FROM projection_offsets WHERE name = ?", [OFFSET])
+
+
+def offset(con: duckdb.DuckDBPyConnection) -> int | None:
+    row = con.execute("SELECT event_seq FROM projection_offsets WHERE name = ?", [OFFSET]).fetchone()
+    return int(row[0]) if row else None
+
+
+EVENT_SCHEMA = pa.schema(
+    [("seq", pa.int64()), ("dedupe_key", pa.string()), ("type", pa.string()), ("task_id", pa.string()),
+     ("session_id", pa.string()), ("source_event", pa.int64()), ("ts", pa.timestamp("us")), ("payload", pa.string())]
+)  # fmt: skip
+ENTITY_SCHEMA = pa.schema(
+    [("id", pa.string()), ("type", pa.string()), ("title", pa.string()), ("project", pa.string()),
+     ("current_json", pa.string())]
+)  # fmt: skip
+
+
+def replace(
+    con: duckdb.DuckDBPyConnection,
+    events: pa.Table,
+    entities: pa.Table,
+    aliases: list[tuple[str, str]],
+    edges: list[tuple[str, str, str]],
+    state: int,
+) -> None:  # (the writer's)
+    """The whole projection, replaced (the writer's transaction): the fold is cheap, and replacing it is what makes
+    a rebuild and an incremental run the same thing."""
+    con.register("new_task_events", events)
+    con.register("new_entities", entities)
+    try:
+        con.execute("DELETE FROM task_events")
+        con.execute("INSERT INTO task_events SELECT seq, dedupe_key, type, task_id, session_id, source_event, ts, "
+                    "payload::JSON FROM new_task_events")  # fmt: skip
+        con.execute("DELETE FROM entities")
+        con.execute("INSERT INTO entities SELECT id, type, title, project, current_json::JSON FROM new_entities")
+        con.execute("DELETE FROM entity_aliases")
+        con.register("new_aliases", _strings(("alias_key", "entity_id"), aliases))
+        con.execute("INSERT INTO entity_aliases SELECT * FROM new_aliases")
+        con.execute("DELETE FROM edges")
+        con.register("new_edges", _strings(("src", "rel", "dst"), edges))
+        con.execute("INSERT INTO edges SELECT * FROM new_edges")
+        con.execute("INSERT OR REPLACE INTO projection_offsets VALUES (?, ?)", [OFFSET, state])
+    finally:
+        for name in ("new_task_events", "new_entities", "new_aliases", "new_edges"):
+            con.unregister(name)
+
+
+def _strings(names: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> pa.Table:
+    """Rows of strings as an Arrow table with these column names."""
+    schema = pa.schema([(name, pa.string()) for name in names])
+    return pa.table({name: [row[i] for row in rows] for i, name in enumerate(names)}, schema=schema)
+
+
+# ---------------------------------------------------------------------- reads for the faces
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRow:
+    id: str
+    title: str
+    project: str | None
+    state: dict[str, Any]
+    first_ts: datetime | None
+    last_ts: datetime | None
+    last_citation: str | None = None  # of the call that last changed it
+
+
+def tasks(con: duckdb.DuckDBPyConnection, project: str | None, statuses: tuple[str, ...]) -> list[TaskRow]:
+    """Tasks (of ``project``, in ``statuses``), the most recently changed first."""
+    where, params = ["e.type = 'task'"], []
+    if project:
+        where.append("e.project = ?")
+        params.append(project)
+    if statuses:
+        where.append(f"json_extract_string(e.current_json, '$.status') IN ({', '.join('?' for _ in statuses)})")
+        params += list(statuses)
+    rows = con.execute(
+        f"""
+        SELECT e.id, e.title, e.project, e.current_json, min(t.ts), max(t.ts), arg_max(ev.citation, t.seq)
+        FROM entities e LEFT JOIN task_events t ON t.task_id = e.id LEFT JOIN events ev ON ev.id = t.source_event
+        WHERE {" AND ".join(where)}
+        GROUP BY ALL ORDER BY max(t.ts) DESC NULLS LAST, e.id
+        """,
+        params,
+    ).fetchall()
+    return [TaskRow(str(r[0]), str(r[1]), r[2], json.loads(r[3]), r[4], r[5], r[6]) for r in rows]
+
+
+def entity(con: duckdb.DuckDBPyConnection, entity_id: str) -> tuple[str, str, str, str | None, dict[str, Any]] | None:
+    """(id, type, title, project, state) of an entity, found by its id or an alias."""
+    row = con.execute(
+        "SELECT e.id, e.type, e.title, e.project, e.current_json FROM entities e WHERE e.id = ? OR e.id = "
+        "(SELECT entity_id FROM entity_aliases WHERE alias_key = ?) ORDER BY e.id = ? DESC LIMIT 1",
+        [entity_id, entity_id, entity_id],
+    ).fetchone()
+    return (str(row[0]), str(row[1]), str(row[2]), row[3], json.loads(row[4])) if row else None
+
+
+def history(con: duckdb.DuckDBPyConnection, task_id: str) -> list[dict[str, Any]]:
+    """A task's events in order, each with the citation of the call it came from."""
+    rows = con.execute(
+        "SELECT t.type, t.ts, t.session_id, t.payload, ev.citation FROM task_events t "
+        "LEFT JOIN events ev ON ev.id = t.source_event WHERE t.task_id = ? ORDER BY t.seq",
+        [task_id],
+    ).fetchall()
+    return [{"type": r[0], "ts": r[1], "session_id": r[2], "payload": json.loads(r[3]), "citation": r[4]} for r in rows]
+
+
+def count_events(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute("SELECT count(*) FROM task_events").fetchone()
+    return int(row[0]) if row else 0

@@ -1,0 +1,156 @@
+"""The task projection in a real store: folded from the task tool calls of imported transcripts, rebuilt to the same
+result, idempotent on re-import, cascaded by forget; ../shared's fixture to-do lists against an expectation derived
+here from their lines (not from the product)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claude_memory.client.transport import connect
+from claude_memory.core.filters import ForgetSelector
+from claude_memory.service.memory import Memory
+
+PROJECT = "/nonexistent/todo-app"
+STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "done"}
+
+
+def _todo_call(session: str, n: int, todos: list[tuple[str, str]], ts: str) -> str:
+    """A TodoWrite call and its result, as Claude Code writes them (two lines)."""
+    items = [{"content": c, "status": s, "activeForm": c} for c, s in todos]
+    call = {"type": "assistant", "uuid": f"{session}-a{n}", "sessionId": session, "timestamp": ts, "cwd": PROJECT,
+            "message": {"id": f"m{session}{n}", "role": "assistant",
+                        "content": [{"type": "tool_use", "id": f"toolu_{session}_{n}", "name": "TodoWrite",
+                                     "input": {"todos": items}}]}}  # fmt: skip
+    result = {"type": "user", "uuid": f"{session}-r{n}", "sessionId": session, "timestamp": ts, "cwd": PROJECT,
+              "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{session}_{n}",
+                                                       "content": "Todos have been modified successfully."}]},
+              "toolUseResult": {"oldTodos": [], "newTodos": items}}  # fmt: skip
+    return json.dumps(call) + "\n" + json.dumps(result) + "\n"
+
+
+def write_home(home: Path) -> None:
+    folder = home / "projects" / "-nonexistent-todo-app"
+    folder.mkdir(parents=True)
+    (folder / "s1.jsonl").write_text(
+        _todo_call("s1", 1, [("Add input validation", "in_progress"), ("Write the release notes", "pending"),
+                             ("Try the Redis cache", "pending")], "2026-03-01T10:00:00.000Z")
+        + _todo_call("s1", 2, [("Add input validation", "completed"), ("Write the release notes", "pending"),
+                               ("Keep sessions in a dict", "in_progress")], "2026-03-01T10:05:00.000Z")
+    )  # fmt: skip
+    (folder / "s2.jsonl").write_text(
+        _todo_call("s2", 1, [("Write the release notes for 1.2", "completed")], "2026-03-02T09:00:00.000Z")
+    )
+
+
+def projection(memory: Memory) -> dict[str, Any]:
+    return {
+        table: memory.con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+        for table in ("task_events", "entities", "entity_aliases", "edges")
+    }
+
+
+def test_tasks_survive_sessions_and_the_projection_is_derived(tmp_path: Path) -> None:
+    home, data = tmp_path / "claude", tmp_path / "data"
+    write_home(home)
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+    transport = connect(data)
+    try:
+        found = {t["title"]: t["status"] for t in transport.call("tasks", {})}
+        assert found == {"Add input validation": "done", "Write the release notes": "done",
+                         "Try the Redis cache": "cancelled", "Keep sessions in a dict": "in_progress"}  # fmt: skip
+        assert [t["title"] for t in transport.call("tasks", {"open": True})] == ["Keep sessions in a dict"]
+        notes = next(t for t in transport.call("tasks", {}) if t["title"] == "Write the release notes")
+        detail = transport.call("task", {"id": notes["id"]})
+        steps = [(h["type"], h.get("to") or h.get("initial_status"), h["session_id"]) for h in detail["history"]]
+        assert steps == [("task_created", "pending", "s1"), ("task_status_changed", "in_progress", "s2"),
+                         ("task_status_changed", "done", "s2")]  # fmt: skip
+        assert all(h["citation"].startswith("mem:") for h in detail["history"])  # each cites its TodoWrite call
+        with pytest.raises(Exception, match="No task task:nope is remembered"):
+            transport.call("task", {"id": "task:nope"})
+        start = {"hook_event_name": "SessionStart", "session_id": "s3", "cwd": PROJECT, "source": "startup"}
+        context = transport.call("context", {"payload": start})
+        text = context["additional_context"]
+        assert "Open tasks from earlier sessions:\n- in progress: Keep sessions in a dict [mem:" in text
+        assert "Write the release notes" not in text.split("Open tasks")[1].split("Recent memories")[0]  # done
+        (cited,) = [c for c in context["citations"] if c in text.split("Keep sessions in a dict")[1][:12]]
+        assert cited.startswith("mem:")
+    finally:
+        transport.close()
+    with Memory(data) as memory:
+        before = projection(memory)
+        memory.con.execute("DELETE FROM ingest_checkpoints")  # read every transcript again: nothing new
+        memory.import_history(home, settle_seconds=0)
+        memory.tasks.refresh(force=True)
+        assert projection(memory) == before  # a rebuild is the same projection, and re-reading adds nothing
+        assert memory.forget(ForgetSelector(session_id="s2")) > 0
+        memory.tasks.refresh()
+        statuses = dict(memory.con.execute(
+            "SELECT title, json_extract_string(current_json, '$.status') FROM entities WHERE type = 'task'"
+        ).fetchall())  # fmt: skip
+        assert statuses["Write the release notes"] == "pending"  # s2's completion was forgotten with it
+        assert memory.con.execute("SELECT count(*) FROM task_events WHERE session_id = 's2'").fetchone() == (0,)
+
+
+# ---------------------------------------------------------------------- ../shared's fixture to-do lists
+
+# Rewordings in those lists that the product takes for the same task (rapidfuzz >= 0.92 against the open task),
+# judged here by reading the lists: each pair names the same piece of work. The task keeps its first title.
+SAME_TASK = {
+    "Build computer-use layer on Playwright": "Build computer-use layer on Playwright in Docker",
+    "Download TodoMVC and set up in container": "Download/set up TodoMVC in container",
+    "Implement LangGraph agent with computer-use tools": "Implement LangGraph agent that uses computer-use tools",
+    "Set up Docker container with Playwright and VNC": "Set up Playwright Docker container with VNC",
+    "Set up containerized browser environment with X11/VNC": "Set up containerized test environment",
+}
+
+
+def expected_from_lines(files: list[Path]) -> dict[str, str]:
+    """Each to-do's final status, from the TodoWrite lines: within a session, its status in the last list naming it;
+    dropped from a later list of the session before being completed: cancelled."""
+    lists: dict[str, dict[str, tuple[str, list[tuple[str, str]]]]] = {}
+    for path in files:
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            obj = json.loads(raw)
+            content = (obj.get("message") or {}).get("content")
+            for block in content if isinstance(content, list) else []:
+                if block.get("type") == "tool_use" and block.get("name") == "TodoWrite":
+                    todos = [(t["content"], STATUS[t["status"]]) for t in block["input"]["todos"]]
+                    lists.setdefault(obj["sessionId"], {})[block["id"]] = (obj["timestamp"], todos)
+    final: dict[str, str] = {}
+    for calls in lists.values():
+        previous: list[str] = []
+        for _ts, todos in sorted(calls.values()):
+            titles = [SAME_TASK.get(t, t) for t, _ in todos]
+            for title in previous:
+                if title not in titles and final[title] != "done":
+                    final[title] = "cancelled"
+            final.update((SAME_TASK.get(t, t), s) for t, s in todos)
+            previous = titles
+    return final
+
+
+@pytest.mark.covered_by("tests/integration/test_tasks.py::test_tasks_survive_sessions_and_the_projection_is_derived")
+def test_the_fixture_to_do_lists_give_the_tasks_their_lines_say(
+    third_party_home: Path, third_party_transcripts: Path, tmp_path: Path
+) -> None:
+    loose = tmp_path / "claude" / "projects" / "-fixture-transcripts"
+    loose.mkdir(parents=True)
+    for path in third_party_transcripts.glob("*.jsonl"):
+        (loose / path.name).symlink_to(path)
+    data = tmp_path / "data"
+    with Memory(data) as memory:
+        memory.import_history(third_party_home, settle_seconds=0)
+        memory.import_history(tmp_path / "claude", settle_seconds=0)
+    files = sorted(third_party_home.rglob("*.jsonl")) + sorted(third_party_transcripts.glob("*.jsonl"))
+    expected = expected_from_lines(files)
+    transport = connect(data)
+    try:
+        found = {t["title"]: t["status"] for t in transport.call("tasks", {})}
+    finally:
+        transport.close()
+    assert len(expected) > 40 and found == expected
