@@ -68,6 +68,23 @@ def summary(name: str, values: list[float]) -> dict[str, Any]:
             "p95_ms": round(percentile(values, 95), 1), "max_ms": round(max(values), 1)}  # fmt: skip
 
 
+def session_starts(client: ServiceClient, env: dict[str, str], count: int) -> tuple[list[float], int]:
+    """SessionStart hooks in the projects with the most open tasks (each from a new session): (milliseconds, how
+    many listed open tasks)."""
+    if not count:
+        return [], 0
+    open_tasks = client.call("tasks", {"open": True, "limit": 10_000})
+    projects = sorted({t["project"] for t in open_tasks if t["project"]})[:count]
+    millis, listed = [], 0
+    for i in range(count):
+        payload = {"session_id": f"bench-start-{i}", "cwd": projects[i % len(projects)], "source": "startup",
+                   "hook_event_name": "SessionStart", "transcript_path": ""}  # fmt: skip
+        ms, out = timed([str(HOOK), "SessionStart"], json.dumps(payload).encode(), env)
+        millis.append(ms)
+        listed += b"Open tasks from earlier sessions" in out
+    return millis, listed
+
+
 def pre_edit_hooks(
     client: ServiceClient, work: Path, env: dict[str, str], count: int, rng: random.Random
 ) -> tuple[list[float], int]:
@@ -112,6 +129,7 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=200)
     parser.add_argument("--captures", type=int, default=100)
     parser.add_argument("--edits", type=int, default=100, help="PreToolUse hooks before an Edit of a file Claude wrote")
+    parser.add_argument("--starts", type=int, default=50, help="SessionStart hooks in projects with open tasks")
     args = parser.parse_args()
     if not (args.store / "memory.duckdb").exists():
         sys.exit(f"No store at {args.store}: build it with bench/bench_hybrid.py --build-only first.")
@@ -162,6 +180,7 @@ def main() -> None:
                        "tool_use_id": f"toolu_bench_{i}"}  # fmt: skip
             capture_ms.append(timed([str(HOOK), "PostToolUse"], json.dumps(payload).encode(), env)[0])
         edit_ms, noted = pre_edit_hooks(client, work, env, args.edits, rng)
+        start_ms, with_tasks = session_starts(client, env, args.starts)
         rss_mb = client.call("status")["service"]["peak_rss_mb"]
         rows = [
             summary("python -S -c pass (bare interpreter, no site)", bare_s),
@@ -170,9 +189,11 @@ def main() -> None:
             summary("  its context request alone (service side)", service_ms),
             summary("PostToolUse (spool + nudge)", capture_ms),
             summary("PreToolUse before an Edit (blame + note)", edit_ms),
+            *([summary("SessionStart (summary + open tasks + recent)", start_ms)] if start_ms else []),
         ]
         result = {"machine": machine(), "events": events, "injected": injected, "prompts": len(prompt_ms),
-                  "noted": noted, "service_peak_rss_mb": rss_mb, "results": rows}  # fmt: skip
+                  "noted": noted, "starts_with_open_tasks": with_tasks, "service_peak_rss_mb": rss_mb,
+                  "results": rows}  # fmt: skip
         print(json.dumps(result, indent=2))
         print(f"\n{events:,} events in the store; {injected} of {len(prompt_ms)} prompts got context")
         print(f"{'hook':<48} {'p50':>8} {'p95':>8} {'max':>8}")

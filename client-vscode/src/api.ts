@@ -1,7 +1,8 @@
 import { SERVER_COMMANDS, ServerCommand } from "./serverCommands";
 import type {
   BlameArgs, BlameRange, BlameResult, DetailsItem, EditRecord, FileHistoryArgs, FileHistoryResult, ForgetArgs, ForgetResult, HistoryEvent, ImportArgs, JsonObject,
-  SearchArgs, SearchResult, SessionInfo, SessionsArgs, ShowArgs, StatusArgs, StatusResult, TimelineArgs, TimelineResult, WhyArgs, WhyResult,
+  SearchArgs, SearchResult, SessionInfo, SessionsArgs, ShowArgs, StatusArgs, StatusResult, TaskArgs, TaskDetail, TaskHistoryStep, TaskInfo,
+  TaskRef, TasksArgs, TimelineArgs, TimelineResult, WhyArgs, WhyResult,
 } from "./types";
 
 /** Sends one `workspace/executeCommand` request with ONE object argument; resolves to the JSON result. */
@@ -68,6 +69,67 @@ export class MemoryApi {
     const b = blameResult(o);
     return { ...b, markdown: typeof o.markdown === "string" ? o.markdown : "" };
   }
+
+  /** Tasks of the scope (the workspace's project by default), open ones first. */
+  async tasks(args: TasksArgs = {}): Promise<TaskInfo[]> {
+    const r = await this.request(SERVER_COMMANDS.tasks, args);
+    const list = Array.isArray(r) ? r : (r as { tasks?: unknown } | null)?.tasks;
+    return Array.isArray(list) ? list.map(taskInfo).filter((t): t is TaskInfo => t !== undefined) : [];
+  }
+
+  /** One task with its history; an unknown id is the server's error (one sentence). */
+  async task(args: TaskArgs): Promise<TaskDetail | undefined> {
+    return taskDetail(await this.request(SERVER_COMMANDS.task, args));
+  }
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);
+const str = (x: unknown): string | undefined => (typeof x === "string" ? x : undefined);
+const strOrNull = (x: unknown): string | null => (typeof x === "string" ? x : null);
+
+/** A blocker reference with a string id; anything else -> undefined. */
+export function taskRef(r: unknown): TaskRef | undefined {
+  if (!isObject(r) || typeof r.id !== "string" || !r.id) return undefined;
+  return {
+    ...r, id: r.id, type: str(r.type), title: str(r.title) ?? r.id, status: strOrNull(r.status), placeholder: r.placeholder === true,
+    candidates: Array.isArray(r.candidates) ? r.candidates : [],
+  };
+}
+
+function taskRefs(x: unknown): TaskRef[] {
+  return Array.isArray(x) ? x.map(taskRef).filter((b): b is TaskRef => b !== undefined) : [];
+}
+
+/** A listed task with a string id; a missing title or status defaults (the id, "pending"), blockers are kept only
+ * when well-formed. Anything else -> undefined. */
+export function taskInfo(r: unknown): TaskInfo | undefined {
+  if (!isObject(r) || typeof r.id !== "string" || !r.id) return undefined;
+  return {
+    ...r,
+    id: r.id,
+    title: str(r.title)?.trim() || r.id,
+    project: strOrNull(r.project),
+    status: str(r.status) || "pending",
+    blockers: taskRefs(r.blockers),
+    blocker_suggestions: taskRefs(r.blocker_suggestions),
+    first_ts: strOrNull(r.first_ts),
+    last_ts: strOrNull(r.last_ts),
+    citation: strOrNull(r.citation),
+  };
+}
+
+/** `claudeMemory.task`'s answer: the task, with its description, suggested duplicates and history steps (each an
+ * object with a string `type`). Not a task -> undefined. */
+export function taskDetail(r: unknown): TaskDetail | undefined {
+  const t = taskInfo(r);
+  if (!t || !isObject(r)) return undefined;
+  const history = (Array.isArray(r.history) ? r.history : []).filter((h): h is TaskHistoryStep => isObject(h) && typeof h.type === "string");
+  return {
+    ...t,
+    description: str(r.description) ?? "",
+    suggested_same: (Array.isArray(r.suggested_same) ? r.suggested_same : []).filter((x): x is string => typeof x === "string"),
+    history,
+  };
 }
 
 const isLine = (n: unknown): n is number => typeof n === "number" && Number.isInteger(n) && n >= 1;

@@ -3,11 +3,11 @@ import { MemoryApi } from "./api";
 import { readSettings, SECTION } from "./config";
 import { docUri, MemoryDocuments } from "./documents";
 import {
-  citationAt, forgetPrompt, importSummary, LINKED_COMMANDS, normalizeCitation, renderFileHistory, renderWhy, searchPickItems,
-  SearchPickItem, whyKnown, whyNothingMessage,
+  citationAt, forgetPrompt, importSummary, LINKED_COMMANDS, normalizeCitation, renderFileHistory, renderTask, renderWhy, searchPickItems,
+  SearchPickItem, taskDocName, whyKnown, whyNothingMessage,
 } from "./render";
 import { StatusBar, REFRESH_STATUS_COMMAND } from "./status";
-import { OPEN_EVENT_COMMAND, SessionsTree } from "./tree";
+import { OPEN_EVENT_COMMAND, OPEN_TASK_COMMAND, SessionsTree, TasksTree } from "./tree";
 import type { DetailsItem } from "./types";
 
 /** The extension's own VS Code commands. They must differ from the server's command names, which
@@ -21,6 +21,8 @@ export const COMMANDS = {
   stats: "claudeMemory.showStats",
   fileHistory: "claudeMemory.showFileHistory",
   refreshSessions: "claudeMemory.refreshSessions",
+  refreshTasks: "claudeMemory.refreshTasks",
+  openTask: OPEN_TASK_COMMAND,
   refreshStatus: REFRESH_STATUS_COMMAND,
   restartServer: "claudeMemory.restartServer",
   openEvent: OPEN_EVENT_COMMAND,
@@ -35,6 +37,7 @@ export interface Deps {
   api: () => MemoryApi;
   docs: MemoryDocuments;
   tree: SessionsTree;
+  tasks: TasksTree;
   status: StatusBar;
   /** Listen to `$/progress` for a work-done token. */
   onWorkDone: (token: string, listener: (v: WorkDoneValue) => void) => vscode.Disposable;
@@ -52,6 +55,17 @@ export function citationFromArg(arg: unknown): string | undefined {
     const o = arg as { citation?: unknown; event?: { citation?: unknown } };
     if (typeof o.citation === "string") return normalizeCitation(o.citation);
     if (o.event && typeof o.event.citation === "string") return normalizeCitation(o.event.citation);
+  }
+  return undefined;
+}
+
+/** A task id from a command argument (the id, or a Tasks view node: a task, or a blocker that is a task). */
+export function taskIdFromArg(arg: unknown): string | undefined {
+  if (typeof arg === "string") return arg.trim() || undefined;
+  if (arg && typeof arg === "object") {
+    const o = arg as { task?: { id?: unknown }; blocker?: { id?: unknown; type?: unknown } };
+    if (o.blocker) return o.blocker.type === "task" && typeof o.blocker.id === "string" ? o.blocker.id : undefined;
+    if (o.task && typeof o.task.id === "string") return o.task.id;
   }
   return undefined;
 }
@@ -106,7 +120,7 @@ async function askCitation(arg: unknown, prompt: string): Promise<string | undef
 }
 
 export function registerCommands(deps: Deps): vscode.Disposable[] {
-  const { docs, tree, status } = deps;
+  const { docs, tree, tasks, status } = deps;
   const guarded = (id: string, fn: (...args: unknown[]) => Promise<unknown>) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
@@ -178,6 +192,7 @@ export function registerCommands(deps: Deps): vscode.Disposable[] {
       const n = r.forgotten ?? 0;
       void vscode.window.showInformationMessage(n ? `Forgot ${c}.` : `Nothing forgotten: ${c} was not found.`);
       tree.refresh();
+      tasks.refresh();
       void status.refresh();
       return r;
     }),
@@ -201,6 +216,7 @@ export function registerCommands(deps: Deps): vscode.Disposable[] {
         });
       void vscode.window.showInformationMessage(importSummary(report));
       tree.refresh();
+      tasks.refresh();
       void status.refresh();
       return report;
     }),
@@ -244,15 +260,29 @@ export function registerCommands(deps: Deps): vscode.Disposable[] {
       return r;
     }),
 
+    guarded(COMMANDS.openTask, async (arg?: unknown) => {
+      const id = taskIdFromArg(arg);
+      if (!id) return undefined;
+      const d = await deps.api().task({ id });
+      if (!d) {
+        void vscode.window.showInformationMessage(`Claude Memory: no task ${id} is remembered.`);
+        return undefined;
+      }
+      await docs.open(docs.setResult(taskDocName(d.id), renderTask(d)));
+      return d;
+    }),
+
     guarded(COMMANDS.toggleLineAnnotations, async () =>
       toggleSetting("annotations.currentLine", readSettings().annotations.currentLine)),
     guarded(COMMANDS.toggleGutterAnnotations, async () => toggleSetting("annotations.gutter", readSettings().annotations.gutter)),
 
     guarded(COMMANDS.refreshSessions, async () => tree.refresh()),
+    guarded(COMMANDS.refreshTasks, async () => tasks.refresh()),
     guarded(COMMANDS.refreshStatus, async () => status.refresh()),
     guarded(COMMANDS.restartServer, async () => {
       await deps.restart();
       tree.refresh();
+      tasks.refresh();
       return status.refresh();
     }),
   ];

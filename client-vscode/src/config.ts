@@ -21,6 +21,7 @@ export interface Settings {
   searchMode: SearchMode;
   timelineWindow: number;
   sessionsLimit: number;
+  tasksLimit: number;
   statusRefreshSeconds: number;
   openAs: "preview" | "source";
   annotations: AnnotationSettings;
@@ -62,6 +63,7 @@ export function readSettings(): Settings {
     searchMode: mode === "keyword" || mode === "semantic" ? mode : "hybrid",
     timelineWindow: num(c.get("timeline.window"), 3, 0, 50),
     sessionsLimit: num(c.get("sessions.limit"), 50, 1, 1000),
+    tasksLimit: num(c.get("tasks.limit"), 200, 1, 10000),
     statusRefreshSeconds: num(c.get("status.refreshSeconds"), 30, 0, 86400),
     openAs: c.get<string>("details.openAs", "preview") === "source" ? "source" : "preview",
     annotations: readAnnotationSettings(),

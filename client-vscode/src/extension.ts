@@ -7,9 +7,10 @@ import { registerCommands } from "./commands";
 import { readSettings, SECTION } from "./config";
 import { MemoryDocuments, SCHEME } from "./documents";
 import { StatusBar } from "./status";
-import { SessionsTree } from "./tree";
+import { SessionsTree, TasksTree } from "./tree";
 
 export const SESSIONS_VIEW = "claudeMemory.sessionsView";
+export const TASKS_VIEW = "claudeMemory.tasksView";
 
 /** Everything the extension holds while active (state on an object, not in module globals). */
 export class MemoryExtension implements vscode.Disposable {
@@ -17,6 +18,7 @@ export class MemoryExtension implements vscode.Disposable {
   readonly api: MemoryApi;
   readonly docs: MemoryDocuments;
   readonly tree: SessionsTree;
+  readonly tasks: TasksTree;
   readonly status: StatusBar;
   readonly annotations: LineAnnotations;
   private client: LanguageClient | undefined;
@@ -28,6 +30,7 @@ export class MemoryExtension implements vscode.Disposable {
     this.api = new MemoryApi(requester(() => this.ready()));
     this.docs = new MemoryDocuments(() => this.api);
     this.tree = new SessionsTree(() => this.api, () => ({ limit: readSettings().sessionsLimit, eventsLimit: 200 }));
+    this.tasks = new TasksTree(() => this.api, () => ({ limit: readSettings().tasksLimit }));
     this.status = new StatusBar(() => this.api);
     this.annotations = new LineAnnotations(() => this.api, undefined, undefined, m => this.output.debug(m));
   }
@@ -41,10 +44,12 @@ export class MemoryExtension implements vscode.Disposable {
       ...this.annotations.register(),
       vscode.workspace.registerTextDocumentContentProvider(SCHEME, this.docs),
       vscode.window.createTreeView(SESSIONS_VIEW, { treeDataProvider: this.tree, showCollapseAll: true }),
+      vscode.window.createTreeView(TASKS_VIEW, { treeDataProvider: this.tasks, showCollapseAll: true }),
       ...registerCommands({
         api: () => this.api,
         docs: this.docs,
         tree: this.tree,
+        tasks: this.tasks,
         status: this.status,
         onWorkDone: (token, listener) => {
           if (!this.client) return { dispose() {} };
@@ -54,7 +59,8 @@ export class MemoryExtension implements vscode.Disposable {
       }),
       vscode.workspace.onDidChangeConfiguration(e => {
         if (e.affectsConfiguration(`${SECTION}.status.refreshSeconds`)) this.status.schedule(readSettings().statusRefreshSeconds);
-        if (e.affectsConfiguration(`${SECTION}.allProjects`)) this.tree.refresh();
+        if (e.affectsConfiguration(`${SECTION}.allProjects`)) { this.tree.refresh(); this.tasks.refresh(); }
+        if (e.affectsConfiguration(`${SECTION}.tasks.limit`)) this.tasks.refresh();
         if (e.affectsConfiguration(`${SECTION}.annotations`)) void this.annotations.update();
         if (e.affectsConfiguration(`${SECTION}.server`) || e.affectsConfiguration(`${SECTION}.dataDir`)) {
           void vscode.window.showInformationMessage("Claude Memory: restart the language server to use the new settings?", "Restart")
@@ -64,7 +70,7 @@ export class MemoryExtension implements vscode.Disposable {
     );
     context.subscriptions.push(this);
     this.status.schedule(readSettings().statusRefreshSeconds);
-    void this.ready().then(() => { void this.status.refresh(); this.tree.refresh(); void this.annotations.update(); }, () => undefined);
+    void this.ready().then(() => { void this.status.refresh(); this.tree.refresh(); this.tasks.refresh(); void this.annotations.update(); }, () => undefined);
   }
 
   /** The started language client (started once, on first need). */

@@ -1,7 +1,7 @@
 // Pure rendering: no `vscode` import, so every function here is unit-tested directly.
 import type {
-  BlameRange, BlameResult, DetailsItem, EditRecord, FileHistoryResult, JsonObject, ModelDownload, SearchHit, SearchResult, SessionInfo, StatusResult, TimelineEvent,
-  TimelineResult, WhyResult,
+  BlameRange, BlameResult, DetailsItem, EditRecord, FileHistoryResult, JsonObject, ModelDownload, SearchHit, SearchResult, SessionInfo, StatusResult,
+  TaskDetail, TaskHistoryStep, TaskInfo, TaskRef, TaskStatus, TimelineEvent, TimelineResult, WhyResult,
 } from "./types";
 
 /** Extension commands that rendered markdown links to (ids as in package.json; commands.ts uses these). */
@@ -408,4 +408,144 @@ export function whyKnown(r: WhyResult): boolean {
 export function whyNothingMessage(r: WhyResult, name: string, start: number, end: number): string {
   const said = oneLine(r.markdown.replace(/^#{1,6} .*$/m, ""), 300);
   return `Claude Memory: ${span(start, end)} of ${name}: ${said || "nothing is remembered about these lines."}`;
+}
+
+// ---------------------------------------------------------------- tasks (view and document)
+
+/** The statuses in the order the Tasks view groups them: open ones first. */
+export const TASK_STATUSES: readonly TaskStatus[] = ["in_progress", "blocked", "pending", "done", "cancelled"];
+const OPEN_TASK_STATUSES: readonly string[] = ["in_progress", "blocked", "pending"];
+
+const STATUS_LABELS: Record<string, string> = {
+  in_progress: "In progress", blocked: "Blocked", pending: "Pending", done: "Done", cancelled: "Cancelled",
+};
+
+/** `in_progress` -> `In progress`; a status this client does not know is shown as sent, underscores as spaces. */
+export function taskStatusLabel(status: string | null | undefined): string {
+  const s = status ?? "";
+  return STATUS_LABELS[s] ?? s.replace(/_/g, " ");
+}
+
+function statusWord(status: string | null | undefined): string {
+  return taskStatusLabel(status).toLowerCase();
+}
+
+export function isOpenTask(status: string | null | undefined): boolean {
+  return OPEN_TASK_STATUSES.includes(status ?? "");
+}
+
+export interface TaskGroup { status: string; label: string; open: boolean; tasks: TaskInfo[] }
+
+/** Tasks by status, groups in {@link TASK_STATUSES} order (a status this client does not know last), empty ones
+ * left out; within a group the server's order (the most recently changed first). */
+export function taskGroups(tasks: TaskInfo[]): TaskGroup[] {
+  const by = new Map<string, TaskInfo[]>();
+  for (const t of tasks) by.set(t.status, [...(by.get(t.status) ?? []), t]);
+  const order = [...TASK_STATUSES, ...[...by.keys()].filter(s => !(TASK_STATUSES as readonly string[]).includes(s))];
+  return order.filter(s => by.has(s)).map(s => ({ status: s, label: taskStatusLabel(s), open: isOpenTask(s), tasks: by.get(s) ?? [] }));
+}
+
+function day(ts: string | null | undefined): string {
+  return formatTime(ts).slice(0, 10);
+}
+
+function refWords(b: TaskRef): string {
+  return `${oneLine(b.title || b.id, 120)}${b.placeholder ? " (placeholder)" : ""}`;
+}
+
+/** A task in the Tasks view: its title; the day it last changed and the citation of that change. */
+export function taskItemData(t: TaskInfo): TreeItemData {
+  const description = [day(t.last_ts ?? t.first_ts), t.citation ?? ""].filter(Boolean).join(" · ");
+  const when = t.first_ts
+    ? `First seen ${formatTime(t.first_ts, true)}${t.last_ts ? `, last changed ${formatTime(t.last_ts, true)}` : ""} UTC${t.citation ? ` (${t.citation})` : ""}`
+    : "";
+  const tooltip = [
+    oneLine(t.title, 500),
+    [taskStatusLabel(t.status), t.project ?? ""].filter(Boolean).join(" · "),
+    ...t.blockers.map(b => `Blocked by: ${refWords(b)}`),
+    ...t.blocker_suggestions.map(b => `Maybe blocked by: ${refWords(b)}`),
+    when,
+    t.id,
+  ].filter(Boolean).join("\n");
+  return { label: oneLine(t.title, 100) || t.id, description, tooltip };
+}
+
+/** A blocker of a task (`suggested`: read from the task's words, not set by a tool call). */
+export function blockerItemData(b: TaskRef, suggested: boolean): TreeItemData {
+  const description = [suggested ? "suggested" : "", b.type ?? "", b.placeholder ? "placeholder" : "", b.status ? statusWord(b.status) : ""]
+    .filter(Boolean).join(" · ");
+  const candidates = b.candidates?.length ? `${b.candidates.length} candidate${b.candidates.length === 1 ? "" : "s"}` : "";
+  const tooltip = [`${suggested ? "Maybe blocked by" : "Blocked by"}${b.type ? ` (${b.type})` : ""}: ${oneLine(b.title || b.id, 500)}`,
+    b.placeholder ? "A placeholder: the task was blocked without saying by what." : "", candidates, b.id].filter(Boolean).join("\n");
+  return { label: oneLine(b.title, 100) || b.id, description, tooltip };
+}
+
+/** The `result/` document name of a task: its id, as one path segment (citation links resolve from it). */
+export function taskDocName(id: string): string {
+  const slug = id.replace(/^task:/, "").replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^-+|-+$/g, "");
+  return `task-${slug.length > 100 ? slug.slice(-100) : slug || "unnamed"}`;
+}
+
+function refLine(b: TaskRef, suggested: boolean): string {
+  const what = [b.type ?? "", b.placeholder ? "placeholder" : "", b.status ? statusWord(b.status) : ""].filter(Boolean).join(", ");
+  return `- ${suggested ? "_Suggested:_ " : ""}${escapeMarkdown(oneLine(b.title || b.id, 300))}${what ? ` (${what})` : ""} · ${code(b.id)}`;
+}
+
+/** Blocker ids of a `task_blockers_set` payload (refs `{entity_id}`, or plain ids). */
+function stepBlockers(blockers: unknown[] | undefined): string[] {
+  return (blockers ?? []).map(b => (typeof b === "string" ? b : b && typeof b === "object" ? (b as { entity_id?: unknown; id?: unknown }).entity_id ?? (b as { id?: unknown }).id : undefined))
+    .filter((b): b is string => typeof b === "string" && b !== "");
+}
+
+function move(h: TaskHistoryStep): string {
+  return typeof h.from === "string" || typeof h.to === "string" ? `${statusWord(h.from) || "?"} → ${statusWord(h.to) || "?"}` : "";
+}
+
+/** One step of a task's history: time, what happened (from → to, or which blockers), why, and where it was said. */
+export function taskStepLine(h: TaskHistoryStep): string {
+  let what: string;
+  if (h.type === "task_created") {
+    what = `**created**${typeof h.initial_status === "string" ? ` as ${statusWord(h.initial_status)}` : ""}`;
+  } else if (h.type === "task_status_changed") {
+    what = `**status changed**: ${move(h)}`;
+  } else if (h.type === "task_transition_rejected") {
+    what = `**transition rejected**: ${move(h)}`;
+  } else if (h.type === "task_blockers_set") {
+    const ids = stepBlockers(h.blockers);
+    const kind = h.mode === "suggest" ? "suggested blockers" : "blockers";
+    what = ids.length ? `**${kind} set**: ${ids.map(code).join(", ")}` : `**${kind} cleared**`;
+  } else {
+    const m = move(h);
+    what = `**${escapeMarkdown(h.type.replace(/^task_/, "").replace(/_/g, " "))}**${m ? `: ${m}` : ""}`;
+  }
+  const reason = typeof h.reason === "string" && h.reason.trim() ? ` — ${escapeMarkdown(oneLine(h.reason, 300))}` : "";
+  const session = h.session_id ? ` · session ${code(shortId(h.session_id))}` : "";
+  const cite = normalizeCitation(h.citation ?? undefined);
+  return `- ${formatTime(h.timestamp, true) || "unknown time"} · ${what}${reason}${session}${cite ? ` · ${citationLink(cite)}` : ""}`;
+}
+
+/** The document a task opens as: its state, description, blockers, possible duplicates and history, each step with
+ * its citation linked. */
+export function renderTask(d: TaskDetail): string {
+  const cite = normalizeCitation(d.citation ?? undefined);
+  const rows: [string, unknown][] = [
+    ["Status", taskStatusLabel(d.status)],
+    ["Project", d.project ?? ""],
+    ["Task", code(d.id)],
+    ["First seen", d.first_ts ? `${formatTime(d.first_ts, true)} UTC` : ""],
+    ["Last changed", d.last_ts ? `${formatTime(d.last_ts, true)} UTC${cite ? ` by ${citationLink(cite)}` : ""}` : cite ? citationLink(cite) : ""],
+  ];
+  const out = [`# ${escapeMarkdown(oneLine(d.title, 300) || d.id)}`, "", ...keyValueTable(rows, ["Field", "Value"])];
+  if (d.description.trim()) {
+    out.push("## Description", "", d.description.trim().split(/\r\n|\r|\n/).map(l => escapeMarkdown(l)).join("  \n"), "");
+  }
+  out.push("## Blockers", "");
+  if (d.blockers.length || d.blocker_suggestions.length) {
+    out.push(...d.blockers.map(b => refLine(b, false)), ...d.blocker_suggestions.map(b => refLine(b, true)), "");
+  } else {
+    out.push("_None._", "");
+  }
+  if (d.suggested_same.length) out.push("## Maybe the same task as", "", ...d.suggested_same.map(id => `- ${code(id)}`), "");
+  out.push("## History", "", ...(d.history.length ? d.history.map(taskStepLine) : ["_No history._"]), "");
+  return out.join("\n");
 }

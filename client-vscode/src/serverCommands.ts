@@ -13,6 +13,8 @@ export const SERVER_COMMANDS = {
   fileHistory: "claudeMemory.fileHistory",
   blame: "claudeMemory.blame",
   why: "claudeMemory.why",
+  tasks: "claudeMemory.tasks",
+  task: "claudeMemory.task",
 } as const;
 
 export type ServerCommandKey = keyof typeof SERVER_COMMANDS;

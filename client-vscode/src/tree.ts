@@ -1,9 +1,10 @@
 import * as vscode from "vscode";
 import { MemoryApi } from "./api";
-import { eventItemData, sessionItemData, timelineEvents } from "./render";
-import type { SessionInfo, TimelineEvent } from "./types";
+import { blockerItemData, eventItemData, sessionItemData, TaskGroup, taskGroups, taskItemData, timelineEvents } from "./render";
+import type { SessionInfo, TaskInfo, TaskRef, TimelineEvent } from "./types";
 
 export const OPEN_EVENT_COMMAND = "claudeMemory.openEvent";
+export const OPEN_TASK_COMMAND = "claudeMemory.openTask";
 
 export const NO_SESSIONS = "No sessions for this workspace's project (the claudeMemory.allProjects setting lists every project).";
 
@@ -75,4 +76,99 @@ const EVENT_ICONS: Record<string, string> = {
   compaction: "fold",
   compact_summary: "note",
   subagent_prompt: "organization",
+};
+
+export type TaskNode =
+  | { kind: "group"; group: TaskGroup }
+  | { kind: "task"; task: TaskInfo }
+  | { kind: "blocker"; task: TaskInfo; blocker: TaskRef; suggested: boolean }
+  | { kind: "message"; text: string };
+
+export interface TasksQuery { limit: number }
+
+/** Tasks by status (open groups expanded, empty ones hidden), each expanding to its blockers and suggested
+ * blockers; clicking a task opens its history. No tasks: no nodes, so the view's welcome text shows. */
+export class TasksTree implements vscode.TreeDataProvider<TaskNode> {
+  private readonly changed = new vscode.EventEmitter<TaskNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly api: () => MemoryApi, private readonly query: () => TasksQuery) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(node?: TaskNode): Promise<TaskNode[]> {
+    if (!node) {
+      try {
+        // scoped by the server, as the sessions are: this workspace's project, or every project with claudeMemory.allProjects
+        const tasks = await this.api().tasks({ limit: this.query().limit });
+        return taskGroups(tasks).map(group => ({ kind: "group", group }));
+      } catch (e) {
+        return [{ kind: "message", text: `Could not load: ${e instanceof Error ? e.message : String(e)}` }];
+      }
+    }
+    if (node.kind === "group") return node.group.tasks.map(task => ({ kind: "task", task }));
+    if (node.kind === "task") {
+      const { task } = node;
+      return [
+        ...task.blockers.map(blocker => ({ kind: "blocker" as const, task, blocker, suggested: false })),
+        ...task.blocker_suggestions.map(blocker => ({ kind: "blocker" as const, task, blocker, suggested: true })),
+      ];
+    }
+    return [];
+  }
+
+  getTreeItem(node: TaskNode): vscode.TreeItem {
+    if (node.kind === "message") return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+    if (node.kind === "group") {
+      const { group } = node;
+      const item = new vscode.TreeItem(group.label,
+        group.open ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `tasks:${group.status}`;
+      item.description = String(group.tasks.length);
+      item.contextValue = "memoryTaskGroup";
+      item.iconPath = new vscode.ThemeIcon(TASK_ICONS[group.status] ?? "circle-outline");
+      return item;
+    }
+    if (node.kind === "task") {
+      const { task } = node;
+      const d = taskItemData(task);
+      const parent = task.blockers.length + task.blocker_suggestions.length > 0;
+      const item = new vscode.TreeItem(d.label, parent ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+      item.id = `task:${task.status}:${task.id}`;
+      item.description = d.description;
+      item.tooltip = d.tooltip;
+      item.contextValue = "memoryTask";
+      item.iconPath = new vscode.ThemeIcon(TASK_ICONS[task.status] ?? "circle-outline");
+      item.command = { command: OPEN_TASK_COMMAND, title: "Open Task", arguments: [task.id] };
+      return item;
+    }
+    const { blocker, suggested } = node;
+    const d = blockerItemData(blocker, suggested);
+    const item = new vscode.TreeItem(d.label, vscode.TreeItemCollapsibleState.None);
+    item.id = `blocker:${node.task.status}:${node.task.id}:${suggested ? "suggested" : "set"}:${blocker.id}`;
+    item.description = d.description;
+    item.tooltip = d.tooltip;
+    item.contextValue = suggested ? "memoryTaskSuggestedBlocker" : "memoryTaskBlocker";
+    item.iconPath = new vscode.ThemeIcon(suggested ? "lightbulb" : BLOCKER_ICONS[blocker.type ?? ""] ?? "debug-breakpoint");
+    // a blocking task opens as tasks do
+    if (blocker.type === "task") item.command = { command: OPEN_TASK_COMMAND, title: "Open Task", arguments: [blocker.id] };
+    return item;
+  }
+}
+
+/** Icons of the task statuses (groups and tasks). */
+export const TASK_ICONS: Record<string, string> = {
+  in_progress: "play-circle",
+  blocked: "circle-slash",
+  pending: "circle-large-outline",
+  done: "pass",
+  cancelled: "close",
+};
+
+const BLOCKER_ICONS: Record<string, string> = {
+  task: "checklist",
+  artifact: "link",
+  condition: "question",
 };

@@ -21,6 +21,10 @@ export interface FileHistoryArgs { path?: string; uri?: string; symbol?: string;
 export interface BlameArgs { uri: string }
 /** Lines `startLine`..`endLine` (1-based, inclusive; `endLine` defaults to `startLine`) of the document `uri`. */
 export interface WhyArgs { uri: string; startLine: number; endLine?: number }
+/** Tasks of the scope (as for sessions); `status` filters (default: every status), `open` keeps the open ones. */
+export interface TasksArgs { status?: TaskStatus[]; open?: boolean; project?: string; allProjects?: boolean; limit?: number }
+/** One task by its id (`task:<project>:<key>`, as `claudeMemory.tasks` gives it). */
+export interface TaskArgs { id: string }
 
 /** One layer-1 hit (`index` result). */
 export interface SearchHit {
@@ -149,6 +153,57 @@ export interface BlameResult {
 
 /** `claudeMemory.why`: the story of some lines as markdown, with the blame ranges (clipped) behind it. */
 export interface WhyResult { markdown: string; path?: string; ranges: BlameRange[]; edits: EditRecord[] }
+
+/** A task's state. Open: in_progress, blocked, pending; closed: done, cancelled. */
+export type TaskStatus = "pending" | "in_progress" | "blocked" | "done" | "cancelled";
+
+/** What blocks a task (or may: a suggestion read from its words): a task, an artifact (an issue, a URL) or a
+ * condition; `placeholder`: the "Unknown blocker for: …" a task blocked without a named blocker gets. */
+export interface TaskRef {
+  id: string;
+  type?: string;
+  title?: string;
+  status?: string | null;
+  placeholder?: boolean;
+  candidates?: unknown[];
+}
+
+/** A task as `claudeMemory.tasks` lists it; `citation`: the tool call that last changed it. */
+export interface TaskInfo {
+  id: string;
+  title: string;
+  project?: string | null;
+  /** One of {@link TaskStatus} (kept a string: a newer server may add one). */
+  status: string;
+  blockers: TaskRef[];
+  blocker_suggestions: TaskRef[];
+  first_ts?: string | null;
+  last_ts?: string | null;
+  citation?: string | null;
+}
+
+/** One step of a task's history, with the payload of its kind: `initial_status` (task_created), `from`/`to`
+ * (task_status_changed, task_transition_rejected), `reason`, `mode` and `blockers` (task_blockers_set). */
+export interface TaskHistoryStep {
+  type: string;
+  timestamp?: string | null;
+  session_id?: string | null;
+  citation?: string | null;
+  initial_status?: string;
+  from?: string;
+  to?: string;
+  reason?: string;
+  mode?: string;
+  blockers?: unknown[];
+  [key: string]: unknown;
+}
+
+/** `claudeMemory.task`: the task, its description, tasks it may be the same as, and its history (oldest first). */
+export interface TaskDetail extends TaskInfo {
+  description: string;
+  suggested_same: string[];
+  history: TaskHistoryStep[];
+}
 
 export interface ForgetResult { matching?: number; forgotten?: number }
 

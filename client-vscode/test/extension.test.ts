@@ -8,7 +8,7 @@ import { activate, deactivate, MemoryExtension } from "../src/extension";
 import { serverOptions, commandMiddleware } from "../src/client";
 import { COMMANDS } from "../src/commands";
 import { ALL_SERVER_COMMANDS, SERVER_COMMANDS } from "../src/serverCommands";
-import { SessionsTree } from "../src/tree";
+import { SessionsTree, TaskNode, TasksTree } from "../src/tree";
 import { LineAnnotations } from "../src/annotations";
 import { initializationOptions, SERVER_SETTING_KEYS } from "../src/config";
 import pkg from "../package.json";
@@ -24,6 +24,8 @@ import sessionTimelineJson from "./fixtures/sessionTimeline.json";
 import importProgressJson from "./fixtures/importProgress.json";
 import blameJson from "./fixtures/blame.json";
 import whyJson from "./fixtures/why.json";
+import tasksJson from "./fixtures/tasks.json";
+import taskJson from "./fixtures/task.json";
 
 const answer = (command: string, arg: { session?: string }) =>
   command === SERVER_COMMANDS.timeline && arg.session ? sessionTimelineJson : ANSWERS[command] ?? null;
@@ -37,6 +39,8 @@ const ANSWERS: Record<string, unknown> = {
   [SERVER_COMMANDS.status]: statusJson,
   [SERVER_COMMANDS.import]: importJson,
   [SERVER_COMMANDS.fileHistory]: historyJson,
+  [SERVER_COMMANDS.tasks]: tasksJson,
+  [SERVER_COMMANDS.task]: taskJson,
   [SERVER_COMMANDS.forget]: { matching: 1, forgotten: 1 }, // the real answer's shape (a dry run gave {matching: 1, forgotten: 0})
 };
 
@@ -79,8 +83,8 @@ test("activation starts one language client with the settings and registers ever
   assert.deepEqual(Object.keys(vscode.registered).sort(), contributed);
   assert.deepEqual(Object.values(COMMANDS).sort(), contributed);
   assert.ok(vscode.providers["claude-memory"], "content provider for claude-memory: documents");
-  assert.equal(vscode.treeViews[0].id, "claudeMemory.sessionsView");
-  assert.equal(pkg.contributes.views.claudeMemory[0].id, "claudeMemory.sessionsView");
+  assert.deepEqual(vscode.treeViews.map(v => v.id), ["claudeMemory.sessionsView", "claudeMemory.tasksView"]);
+  assert.deepEqual(pkg.contributes.views.claudeMemory.map(v => [v.id, v.name]), [["claudeMemory.sessionsView", "Sessions"], ["claudeMemory.tasksView", "Tasks"]]);
   assert.equal(pkg.contributes.viewsContainers.activitybar[0].title, "Claude Memory");
 });
 
@@ -271,6 +275,114 @@ test("sessions tree: claudeMemory.sessions {limit}, children from claudeMemory.t
   server.handle = () => new Error("service down");
   const failed = await tree.getChildren();
   assert.equal((tree.getTreeItem(failed[0]) as unknown as vscode.TreeItem).label, "Could not load: service down");
+});
+
+const item = (tree: TasksTree, node: TaskNode) => tree.getTreeItem(node) as unknown as vscode.TreeItem;
+const icon = (i: vscode.TreeItem) => (i.iconPath as vscode.ThemeIcon).id;
+
+test("tasks tree: claudeMemory.tasks {limit}, grouped by status, blockers as children, a task opens its history", async () => {
+  const tree: TasksTree = ext.tasks;
+  const roots = await tree.getChildren();
+  assert.deepEqual(sent(), [["claudeMemory.tasks", { limit: 200 }]]);
+  // groups: open ones expanded, Cancelled (no such task) hidden
+  const groups = roots.map(n => item(tree, n));
+  assert.deepEqual(groups.map(g => [g.label, g.description, g.collapsibleState, icon(g)]), [
+    ["In progress", "1", vscode.TreeItemCollapsibleState.Expanded, "play-circle"],
+    ["Blocked", "1", vscode.TreeItemCollapsibleState.Expanded, "circle-slash"],
+    ["Pending", "2", vscode.TreeItemCollapsibleState.Expanded, "circle-large-outline"],
+    ["Done", "1", vscode.TreeItemCollapsibleState.Collapsed, "pass"],
+  ]);
+  const [inProgress] = await tree.getChildren(roots[0]);
+  const t = item(tree, inProgress);
+  assert.equal(t.label, "Add input validation to the checkout form");
+  assert.equal(t.description, "2026-03-12 · mem:AbC123");
+  assert.equal(t.contextValue, "memoryTask");
+  assert.equal(icon(t), "play-circle");
+  assert.equal(t.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed, "it has blockers");
+  assert.match(String(t.tooltip), /\nBlocked by: Unknown blocker for: x \(placeholder\)\nMaybe blocked by: https:\/\/github\.com\/o\/r\/issues\/3\n/);
+  assert.deepEqual(t.command, { command: "claudeMemory.openTask", title: "Open Task", arguments: ["task:/home/dev/shop:add_input_validation_to_the_checkout_form"] });
+  const blockers = (await tree.getChildren(inProgress)).map(n => item(tree, n));
+  assert.deepEqual(blockers.map(b => [b.label, b.description, b.contextValue, icon(b), b.command]), [
+    ["Unknown blocker for: x", "condition · placeholder", "memoryTaskBlocker", "question", undefined],
+    ["https://github.com/o/r/issues/3", "suggested · artifact", "memoryTaskSuggestedBlocker", "lightbulb", undefined],
+  ]);
+  // a task without blockers is a leaf; a blocking task opens as a task
+  const pending = (await tree.getChildren(roots[2])).map(n => item(tree, n));
+  assert.deepEqual(pending.map(p => [p.label, p.collapsibleState]), [
+    ["Write the release notes", vscode.TreeItemCollapsibleState.None], ["Update the README with the discount rules", vscode.TreeItemCollapsibleState.None],
+  ]);
+  assert.deepEqual(await tree.getChildren((await tree.getChildren(roots[2]))[0]), []);
+  const [blocked] = await tree.getChildren(roots[1]);
+  const [byTask] = (await tree.getChildren(blocked)).map(n => item(tree, n));
+  assert.deepEqual([byTask.description, icon(byTask), byTask.command?.arguments], ["task · in progress", "checklist", [t.command.arguments[0]]]);
+  // every item of the tree has its own id
+  const all: TaskNode[] = [...roots];
+  for (let i = 0; i < all.length; i++) all.push(...(await tree.getChildren(all[i])));
+  const ids = all.map(n => item(tree, n).id);
+  assert.equal(all.length, 4 + 5 + 3);
+  assert.equal(new Set(ids).size, ids.length);
+
+  // clicking the task: claudeMemory.task {id} -> its history as a rendered memory document
+  server.reset();
+  server.handle = answer;
+  await vscode.commands.executeCommand(t.command.command, ...t.command.arguments); // as VS Code runs a clicked item's command
+  assert.deepEqual(sent(), [["claudeMemory.task", { id: "task:/home/dev/shop:add_input_validation_to_the_checkout_form" }]]);
+  const doc = "claude-memory:/result/task-home-dev-shop-add_input_validation_to_the_checkout_form.md";
+  assert.deepEqual(vscode.ui.shown, [doc]);
+  assert.deepEqual(vscode.executed.map(e => e.command), ["claudeMemory.openTask", "markdown.showPreview"]); // rendered, not markdown source
+  const md = vscode.ui.rendered.get(doc) ?? "";
+  assert.match(md, /^# Add input validation to the checkout form\n/);
+  assert.ok(md.includes("| Status | In progress |"));
+  assert.ok(md.includes("- _Suggested:_ https://github.com/o/r/issues/3 (artifact) · `art:url:0123456789ab`"));
+  assert.ok(md.includes("## Maybe the same task as\n\n- `task:/home/dev/shop:validate_the_checkout_form`"));
+  assert.ok(md.includes("## History\n\n- 2026-03-11 09:00:01 · **created** as pending · session `0a1e5c1d` · [mem:Hc3VqA](../details/Hc3VqA.md)\n"));
+  assert.ok(md.includes("- 2026-03-11 09:30:00 · **status changed**: pending → in progress · session `0a1e5c1d` · [mem:Kp7DsE](../details/Kp7DsE.md)"));
+  // a citation link resolves, relative to the task's document, to a details document the extension serves
+  assert.equal(new URL("../details/Kp7DsE.md", doc).href, "claude-memory:/details/Kp7DsE.md");
+});
+
+test("tasks tree: no tasks leaves the welcome text; failures, refresh, the limit setting; an unknown task is the server's sentence", async () => {
+  const tree: TasksTree = ext.tasks;
+  server.handle = () => [];
+  assert.deepEqual(await tree.getChildren(), [], "no nodes: the view shows its welcome text");
+  const welcome = pkg.contributes.viewsWelcome.find(w => w.view === "claudeMemory.tasksView");
+  assert.match(welcome?.contents ?? "", /^No tasks are remembered for this workspace's project\. .*\n\[Import Claude Code History\]\(command:claudeMemory\.importHistory\)$/);
+  // malformed answers: nothing usable, no crash
+  server.handle = () => ({ oops: true });
+  assert.deepEqual(await tree.getChildren(), []);
+  server.handle = () => [null, 3, { title: "no id" }, { id: "task:p:ok", title: "Ok", status: "done" }];
+  const [done] = await tree.getChildren();
+  assert.equal(item(tree, done).label, "Done");
+  server.handle = () => new Error("service down");
+  const failed = await tree.getChildren();
+  assert.equal(item(tree, failed[0]).label, "Could not load: service down");
+  // the title bar's refresh action
+  const menu = pkg.contributes.menus["view/title"].find(m => m.when === "view == claudeMemory.tasksView");
+  assert.deepEqual(menu, { command: COMMANDS.refreshTasks, when: "view == claudeMemory.tasksView", group: "navigation@1" });
+  assert.equal(pkg.contributes.commands.find(c => c.command === COMMANDS.refreshTasks)?.icon, "$(refresh)");
+  let fired = 0;
+  const sub = tree.onDidChangeTreeData(() => { fired++; });
+  await run(COMMANDS.refreshTasks);
+  assert.equal(fired, 1);
+  sub.dispose();
+  // claudeMemory.tasks.limit
+  server.reset();
+  server.handle = answer;
+  vscode.settings["claudeMemory.tasks.limit"] = 20;
+  await tree.getChildren();
+  assert.deepEqual(sent(), [["claudeMemory.tasks", { limit: 20 }]]);
+  // an unknown id: the server's one sentence, no document
+  server.reset();
+  const said = "No task task:/w:gone is remembered; `claude-memory tasks` lists them.";
+  server.handle = () => new Error(said);
+  await run(COMMANDS.openTask, "task:/w:gone");
+  assert.deepEqual(vscode.ui.errors, [`Claude Memory: ${said}`]);
+  assert.deepEqual(vscode.ui.shown, []);
+  // Open Task is not in the palette; without an id it asks nothing
+  assert.ok(pkg.contributes.menus.commandPalette.some(m => m.command === COMMANDS.openTask && m.when === "false"));
+  server.reset();
+  assert.equal(await run(COMMANDS.openTask), undefined);
+  assert.deepEqual(sent(), []);
 });
 
 test("status bar item: claudeMemory.status {} on click and on a timer", async () => {
@@ -512,7 +624,8 @@ test("provenance settings: declared with their defaults, and the server's reach 
   const titles = Object.fromEntries(pkg.contributes.commands.map(c => [c.command, c.title]));
   assert.equal(titles[COMMANDS.why], "Why Is This Code Like This?");
   assert.ok(pkg.contributes.menus["editor/context"].some(m => m.command === COMMANDS.why && m.when === "resourceScheme == file"));
-  assert.deepEqual(Object.values(SERVER_COMMANDS).slice(-3), ["claudeMemory.fileHistory", "claudeMemory.blame", "claudeMemory.why"]);
+  assert.deepEqual(Object.values(SERVER_COMMANDS).slice(-5),
+    ["claudeMemory.fileHistory", "claudeMemory.blame", "claudeMemory.why", "claudeMemory.tasks", "claudeMemory.task"]);
 });
 
 test("deactivate stops the client; disposing unregisters commands", async () => {

@@ -3,12 +3,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  annotationHover, annotationText, blameAt, citationAt, citationLink, claudeLines, code, eventItemData, fenced, forgetPrompt,
-  formatTime, importSummary, keyValueTable, linkCitations, normalizeCitation, renderDetails, renderFileHistory, renderStats,
-  renderTimeline, renderWhy, searchPickItems, sessionItemData, statusText, timelineEvents, whyKnown, whyNothingMessage,
+  annotationHover, annotationText, blameAt, blockerItemData, citationAt, citationLink, claudeLines, code, eventItemData, fenced, forgetPrompt,
+  formatTime, importSummary, keyValueTable, linkCitations, normalizeCitation, renderDetails, renderFileHistory, renderStats, renderTask,
+  renderTimeline, renderWhy, searchPickItems, sessionItemData, statusText, taskDocName, taskGroups, taskItemData, taskStatusLabel, taskStepLine,
+  timelineEvents, whyKnown, whyNothingMessage,
 } from "../src/render";
-import { blameResult, fileHistoryResult, sessionWindow, unwrapDetails } from "../src/api";
-import type { DetailsItem, HistoryEvent, SearchResult, SessionInfo, StatusResult, TimelineResult, WhyResult } from "../src/types";
+import { blameResult, fileHistoryResult, sessionWindow, taskDetail, taskInfo, unwrapDetails } from "../src/api";
+import type { DetailsItem, HistoryEvent, SearchResult, SessionInfo, StatusResult, TaskDetail, TaskInfo, TimelineResult, WhyResult } from "../src/types";
 import searchJson from "./fixtures/search.json";
 import showJson from "./fixtures/show.json";
 import timelineJson from "./fixtures/timeline.json";
@@ -20,6 +21,8 @@ import historyJson from "./fixtures/fileHistory.json";
 import sessionTimelineJson from "./fixtures/sessionTimeline.json";
 import blameJson from "./fixtures/blame.json";
 import whyJson from "./fixtures/why.json";
+import tasksJson from "./fixtures/tasks.json";
+import taskJson from "./fixtures/task.json";
 
 const search = searchJson as unknown as SearchResult;
 const show = (showJson as unknown as { details: DetailsItem[] }).details[0];
@@ -260,4 +263,99 @@ test("why document: the server's markdown with linked citations; nothing known s
   assert.equal(whyNothingMessage(none, "cart.py", 14, 15),
     "Claude Memory: lines 14-15 of cart.py: Claude did not write these lines (as far as the remembered edits show).");
   assert.equal(whyNothingMessage({ markdown: "", ranges: [], edits: [] }, "a.py", 3, 3), "Claude Memory: line 3 of a.py: nothing is remembered about these lines.");
+});
+
+const tasks = tasksJson.map(taskInfo).filter((t): t is TaskInfo => t !== undefined);
+const task = taskDetail(taskJson) as TaskDetail;
+
+test("tasks group by status: open ones first and expanded, empty groups left out", () => {
+  assert.equal(tasks.length, 5);
+  const groups = taskGroups(tasks);
+  assert.deepEqual(groups.map(g => [g.label, g.open, g.tasks.map(t => t.title)]), [
+    ["In progress", true, ["Add input validation to the checkout form"]],
+    ["Blocked", true, ["Deploy the checkout service to staging"]],
+    ["Pending", true, ["Write the release notes", "Update the README with the discount rules"]],
+    ["Done", false, ["Add an apply_discount method to the cart"]],
+  ]);
+  // the groups' order does not depend on the answer's; a status this client does not know comes last, as sent
+  const mixed = taskGroups([{ ...tasks[4], status: "cancelled" }, { ...tasks[0], status: "on_hold" }, tasks[2]]);
+  assert.deepEqual(mixed.map(g => [g.status, g.label, g.open]), [["pending", "Pending", true], ["cancelled", "Cancelled", false], ["on_hold", "on hold", false]]);
+  assert.deepEqual(taskGroups([]), []);
+  assert.equal(taskStatusLabel("in_progress"), "In progress");
+});
+
+test("task and blocker tree items: title, last change day and citation; blockers marked suggested or placeholder", () => {
+  assert.deepEqual(taskItemData(tasks[0]), {
+    label: "Add input validation to the checkout form",
+    description: "2026-03-12 · mem:AbC123",
+    tooltip: [
+      "Add input validation to the checkout form",
+      "In progress · /home/dev/shop",
+      "Blocked by: Unknown blocker for: x (placeholder)",
+      "Maybe blocked by: https://github.com/o/r/issues/3",
+      "First seen 2026-03-11 09:00:01, last changed 2026-03-12 10:00:00 UTC (mem:AbC123)",
+      "task:/home/dev/shop:add_input_validation_to_the_checkout_form",
+    ].join("\n"),
+  });
+  assert.deepEqual(blockerItemData(tasks[0].blockers[0], false), {
+    label: "Unknown blocker for: x",
+    description: "condition · placeholder",
+    tooltip: "Blocked by (condition): Unknown blocker for: x\nA placeholder: the task was blocked without saying by what.\ncond:/home/dev/shop:unknown_blocker_for_x",
+  });
+  assert.equal(blockerItemData(tasks[0].blocker_suggestions[0], true).description, "suggested · artifact");
+  assert.equal(blockerItemData(tasks[1].blockers[0], false).description, "task · in progress");
+  // a task with neither times nor citation
+  assert.deepEqual(taskItemData({ id: "task:p:x", title: "X", status: "pending", blockers: [], blocker_suggestions: [] }),
+    { label: "X", description: "", tooltip: "X\nPending\ntask:p:x" });
+});
+
+test("task document: state, description, blockers, maybe-same tasks, and the history with linked citations", () => {
+  const md = renderTask(task);
+  assert.ok(md.startsWith("# Add input validation to the checkout form\n\n| Field | Value |\n|---|---|\n| Status | In progress |\n| Project | /home/dev/shop |\n"));
+  assert.ok(md.includes("| Task | `task:/home/dev/shop:add_input_validation_to_the_checkout_form` |"));
+  assert.ok(md.includes("| Last changed | 2026-03-12 10:00:00 UTC by [mem:AbC123](../details/AbC123.md) |"));
+  assert.ok(md.includes("## Description\n\nReject empty names and malformed card numbers before the order is placed; see https://github.com/o/r/issues/3.\n"));
+  assert.ok(md.includes("## Blockers\n\n- Unknown blocker for: x (condition, placeholder) · `cond:/home/dev/shop:unknown_blocker_for_x`\n" +
+    "- _Suggested:_ https://github.com/o/r/issues/3 (artifact) · `art:url:0123456789ab`\n"));
+  assert.ok(md.includes("## Maybe the same task as\n\n- `task:/home/dev/shop:validate_the_checkout_form`\n"));
+  const history = md.slice(md.indexOf("## History\n\n") + 12).trim().split("\n");
+  assert.deepEqual(history, [
+    "- 2026-03-11 09:00:01 · **created** as pending · session `0a1e5c1d` · [mem:Hc3VqA](../details/Hc3VqA.md)",
+    "- 2026-03-11 09:00:01 · **suggested blockers set**: `art:url:0123456789ab` · session `0a1e5c1d` · [mem:Hc3VqA](../details/Hc3VqA.md)",
+    "- 2026-03-11 09:30:00 · **status changed**: pending → in progress · session `0a1e5c1d` · [mem:Kp7DsE](../details/Kp7DsE.md)",
+    "- 2026-03-12 09:59:58 · **transition rejected**: in progress → pending — Invalid transition from in\\_progress to pending · session `7f3b9e20` · [mem:Wn5YtR](../details/Wn5YtR.md)",
+    "- 2026-03-12 10:00:00 · **blockers set**: `cond:/home/dev/shop:unknown_blocker_for_x` · session `7f3b9e20` · [mem:AbC123](../details/AbC123.md)",
+  ]);
+  assert.ok(!/\bmem:\w{6}\](?!\()/.test(md) && !/(?<!\[)mem:\w{6}(?!\])/.test(md), "every citation is a link");
+  assert.deepEqual(linkCitations(md), md, "nothing left to link");
+  // the bare minimum: no table rows without values, no "undefined"/"null", the empty sections say so
+  const bare = renderTask({ id: "task:p:x", title: "X", status: "done", blockers: [], blocker_suggestions: [], description: "", suggested_same: [], history: [] });
+  assert.equal(bare, "# X\n\n| Field | Value |\n|---|---|\n| Status | Done |\n| Task | `task:p:x` |\n\n## Blockers\n\n_None._\n\n## History\n\n_No history._\n");
+});
+
+test("task history steps: unknown times and citations, cleared blockers, kinds this client does not know", () => {
+  assert.equal(taskStepLine({ type: "task_status_changed", timestamp: null, session_id: "", citation: null, from: "blocked", to: "done", reason: "fixed *upstream*" }),
+    "- unknown time · **status changed**: blocked → done — fixed \\*upstream\\*");
+  assert.equal(taskStepLine({ type: "task_blockers_set", timestamp: "2026-03-12T10:00:00Z", citation: "mem:AbC123", mode: "replace", blockers: [] }),
+    "- 2026-03-12 10:00:00 · **blockers cleared** · [mem:AbC123](../details/AbC123.md)");
+  assert.equal(taskStepLine({ type: "task_blockers_set", mode: "suggest", blockers: ["task:p:y", { entity_id: "art:jira:pay-42" }, 3] }),
+    "- unknown time · **suggested blockers set**: `task:p:y`, `art:jira:pay-42`");
+  assert.equal(taskStepLine({ type: "task_priority_changed", timestamp: "2026-03-12T10:00:00Z", citation: "not a citation" }),
+    "- 2026-03-12 10:00:00 · **priority changed**");
+});
+
+test("tasks answers are read defensively; a task's document name is one path segment", () => {
+  assert.equal(taskInfo(null), undefined);
+  assert.equal(taskInfo({ title: "no id" }), undefined);
+  assert.deepEqual(taskInfo({ id: "task:p:x", blockers: [null, { id: 3 }, { id: "cond:p:y" }], blocker_suggestions: "nope" }), {
+    id: "task:p:x", title: "task:p:x", project: null, status: "pending", first_ts: null, last_ts: null, citation: null,
+    blockers: [{ id: "cond:p:y", type: undefined, title: "cond:p:y", status: null, placeholder: false, candidates: [] }], blocker_suggestions: [],
+  });
+  const d = taskDetail({ id: "task:p:x", title: "X", status: "blocked", suggested_same: ["task:p:z", 4], history: [{ type: "task_created" }, { timestamp: "t" }, "x"] });
+  assert.deepEqual([d?.description, d?.suggested_same, d?.history], ["", ["task:p:z"], [{ type: "task_created" }]]);
+  assert.equal(taskDetail([]), undefined);
+  assert.equal(task.history.length, 5);
+  assert.equal(taskDocName(task.id), "task-home-dev-shop-add_input_validation_to_the_checkout_form");
+  assert.equal(taskDocName("task:C:\\w\\app:fix_it#2"), "task-C-w-app-fix_it-2");
+  assert.equal(taskDocName(`task:/p:${"a".repeat(300)}`).length, 105);
 });

@@ -453,6 +453,11 @@ async def test_commands_return_the_service_json_scoped_to_the_workspace(store: S
         )
         assert stable(found) == stable(expected) and found["results"]
         assert {h["project"] for h in found["results"]} == {PROJECT}
+        assert await run(client, "claudeMemory.tasks", {"open": True}) == store.service(
+            "tasks", {"open": True, "project": PROJECT, "status": [], "limit": 200}
+        )
+        with pytest.raises(JsonRpcException, match="No task task:nope is remembered"):
+            await run(client, "claudeMemory.task", {"id": "task:nope"})
 
         args = {"query": fx.ECHO_WORD, "allProjects": True, "limit": 20}
         everywhere = await run(client, "claudeMemory.search", args)

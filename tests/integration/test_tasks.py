@@ -12,6 +12,7 @@ import pytest
 
 from claude_memory.client.transport import connect
 from claude_memory.core.filters import ForgetSelector
+from claude_memory.core.tasks import task_key
 from claude_memory.service.memory import Memory
 
 PROJECT = "/nonexistent/todo-app"
@@ -87,6 +88,10 @@ def test_tasks_survive_sessions_and_the_projection_is_derived(tmp_path: Path) ->
         memory.import_history(home, settle_seconds=0)
         memory.tasks.refresh(force=True)
         assert projection(memory) == before  # a rebuild is the same projection, and re-reading adds nothing
+        redis = task_key(PROJECT, "Keep sessions in a dict")
+        assert memory.tasks.correct("close", redis)["status"] == "done"
+        memory.tasks.refresh(force=True)  # a person's correction is not derived: a rebuild keeps it
+        assert memory.tasks.detail(redis)["history"][-1]["reason"] == "closed by the user"
         assert memory.forget(ForgetSelector(session_id="s2")) > 0
         memory.tasks.refresh()
         statuses = dict(memory.con.execute(

@@ -73,7 +73,7 @@ RUN_BY = {  # module -> its functions that write, and the one module allowed to 
     "keyword": ({"stage_tokens", "index_staged", "delete", "drop_orphans", "merge"}, "writer.py"),
     "citations": ({"assign_missing"}, "db.py"),
     "edits": ({"insert_staged", "delete", "finish_backfill"}, "writer.py"),
-    "tasks": ({"replace", "forget"}, "writer.py"),
+    "tasks": ({"replace", "forget", "add_correction"}, "writer.py"),
 }
 
 

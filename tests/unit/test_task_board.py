@@ -151,3 +151,23 @@ def test_folding_the_same_calls_again_gives_the_same_events_and_dedupe_keys() ->
         board = Board()
         runs.append([(e, e.dedupe_key(s, n)) for n, (s, op) in enumerate(calls) for e in run(board, s, op, n)])
     assert runs[0] == runs[1] and len({k for _, k in runs[0]}) == len(runs[0])
+
+
+def test_a_persons_corrections_close_and_merge() -> None:
+    board = Board()
+    run(board, "s1", todo(("Write the release notes", "pending"), ("Document the API", "pending")))
+    run(board, "s2", todo(("Draft the changelog", "pending")), n=2)
+    notes, api, changelog = (task_key(PROJECT, t) for t in ("Write the release notes", "Document the API",
+                                                               "Draft the changelog"))  # fmt: skip
+    closed = board.apply(Call(-1, "user", None, None, {"kind": "correction", "action": "close", "id": api}))
+    assert [(e.payload["to"], e.payload["reason"]) for e in closed] == [
+        ("in_progress", "closed by the user"), ("done", "closed by the user")
+    ]  # fmt: skip
+    merged = board.apply(Call(-2, "user", None, None, {"kind": "correction", "action": "merge", "id": changelog,
+                                                       "into": notes}))  # fmt: skip
+    assert [e.payload["reason"] for e in merged] == [f"merged into {notes} by the user"]
+    assert board.entities[changelog].state["status"] == "cancelled"
+    # from now on the merged title leads to the task that stays
+    run(board, "s3", todo(("Draft the changelog", "completed")), n=3)
+    assert board.entities[notes].state["status"] == "done"
+    assert sum(1 for e in board.entities.values() if e.type == "task") == 3

@@ -70,7 +70,7 @@ def register(app: typer.Typer, transport: TransportFactory) -> None:
         for line in task_lines(rows):
             typer.echo(line)
 
-    group = typer.Typer(help="One task: its history and blockers; or the task projection made again.",
+    group = typer.Typer(help="One task: its history and blockers; close or merge tasks by hand; rebuild them all.",
                         no_args_is_help=True)  # fmt: skip
 
     @group.command("show")
@@ -98,6 +98,31 @@ def register(app: typer.Typer, transport: TransportFactory) -> None:
             what = h.get("to") or h.get("initial_status") or h.get("mode") or ""
             why = f" ({h['reason']})" if h.get("reason") else ""
             typer.echo(f"  {(h['timestamp'] or '?')[:16]}  {h['citation'] or '':<10}  {h['type']} {what}{why}")
+
+    @group.command("close")
+    def close_cmd(
+        ctx: typer.Context,
+        task_id: Annotated[str, typer.Argument(help="The task's id, as `tasks --json` shows.")],
+        cancel: Annotated[bool, typer.Option("--cancel", help="Cancelled, not done.")] = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Mark a task done (or cancelled) by hand, when Claude's lists never did. Recorded, so a rebuild keeps it."""
+        with transport(ctx) as t:
+            data = t.call("task_correct", {"action": "cancel" if cancel else "close", "id": task_id})
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2) if as_json else f"{data['title']}: {data['status']}.")
+
+    @group.command("merge")
+    def merge_cmd(
+        ctx: typer.Context,
+        keep: Annotated[str, typer.Argument(help="The task that stays.")],
+        other: Annotated[str, typer.Argument(help="The same work under another title: merged into KEEP.")],
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Two tasks are the same work: OTHER is cancelled as merged, and its titles lead to KEEP from now on
+        (recorded, so a rebuild keeps it)."""
+        with transport(ctx) as t:
+            data = t.call("task_correct", {"action": "merge", "id": other, "into": keep})
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2) if as_json else f"Merged into {data['title']}.")
 
     @group.command("rebuild")
     def rebuild_cmd(ctx: typer.Context, as_json: JsonOpt = False) -> None:

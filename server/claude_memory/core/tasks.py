@@ -249,6 +249,8 @@ class Board:
 
     def apply(self, call: Call) -> list[TaskEvent]:
         kind = call.op.get("kind")
+        if kind == "correction":
+            return self._correct(call)
         if kind == "list":
             return self._list(call)
         if kind == "create":
@@ -256,6 +258,28 @@ class Board:
         if kind == "update":
             return self._update(call)
         return []
+
+    def _correct(self, call: Call) -> list[TaskEvent]:
+        """A person's correction: ``close`` (done), ``cancel``, or ``merge`` (the task is the same as ``into``: its
+        titles and Claude Code ids lead there from now on, and it is cancelled as merged)."""
+        op = call.op
+        task = self.entities.get(self.aliases.get(str(op["id"]), str(op["id"])))
+        if task is None or task.type != "task":
+            return []
+        if op["action"] == "merge":
+            into = self.entities.get(self.aliases.get(str(op["into"]), str(op["into"])))
+            if into is None or into.type != "task" or into.id == task.id:
+                return []
+            for alias in task.aliases:
+                self.aliases[alias] = into.id
+            into.aliases |= task.aliases
+            self.claude_ids = {k: into.id if v == task.id else v for k, v in self.claude_ids.items()}
+            self.lists = {
+                w: {t: into.id if v == task.id else v for t, v in items.items()} for w, items in self.lists.items()
+            }
+            return self._move(task, "cancelled", call, reason=f"merged into {into.id} by the user")
+        target = "done" if op["action"] == "close" else "cancelled"
+        return self._move(task, target, call, reason=f"{'closed' if target == 'done' else 'cancelled'} by the user")
 
     def _create(self, call: Call) -> list[TaskEvent]:
         op = call.op

@@ -115,6 +115,15 @@ async def why(ls: MemoryLanguageServer, args: p.WhyArgs, token: Any) -> Any:
     return await provenance.why_document(ls, args.uri, args.start_line, args.end_line)
 
 
+async def tasks(ls: MemoryLanguageServer, args: p.TasksArgs, token: Any) -> Any:
+    params = {"project": scope(ls, args), "status": list(args.status), "open": args.open, "limit": args.limit}
+    return await ls.call("tasks", params)
+
+
+async def task(ls: MemoryLanguageServer, args: p.TaskArgs, token: Any) -> Any:
+    return await ls.call("task", {"id": args.id})
+
+
 async def status(ls: MemoryLanguageServer, args: p.StatusArgs, token: Any) -> Any:
     own = {
         "version": __version__,
@@ -181,6 +190,8 @@ RUNNERS: Final[dict[str, Runner]] = {
     p.FILE_HISTORY: file_history,
     p.BLAME: blame,
     p.WHY: why,
+    p.TASKS: tasks,
+    p.TASK: task,
 }
 
 

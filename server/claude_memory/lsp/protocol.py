@@ -27,9 +27,11 @@ SESSIONS: Final = "claudeMemory.sessions"
 FILE_HISTORY: Final = "claudeMemory.fileHistory"
 BLAME: Final = "claudeMemory.blame"
 WHY: Final = "claudeMemory.why"
+TASKS: Final = "claudeMemory.tasks"
+TASK: Final = "claudeMemory.task"
 
 COMMANDS: Final[tuple[str, ...]] = (
-    SEARCH, TIMELINE, SHOW, FORGET, STATS, IMPORT, STATUS, SESSIONS, FILE_HISTORY, BLAME, WHY,
+    SEARCH, TIMELINE, SHOW, FORGET, STATS, IMPORT, STATUS, SESSIONS, FILE_HISTORY, BLAME, WHY, TASKS, TASK,
 )  # fmt: skip
 
 Mode = Literal["keyword", "semantic", "hybrid"]
@@ -157,6 +159,21 @@ class WhyArgs(Arguments):
         return self
 
 
+class TasksArgs(Scoped):
+    """Tasks of the scope (``project``, else every project with ``allProjects``, else the workspace's);
+    ``status`` filters (default: every status), ``open`` keeps the open ones."""
+
+    status: list[Literal["pending", "in_progress", "blocked", "done", "cancelled"]] = Field(default_factory=list)
+    open: bool = False
+    limit: int = Field(default=200, ge=1, le=10_000)
+
+
+class TaskArgs(Arguments):
+    """One task by its ``id`` (as ``claudeMemory.tasks`` gives it)."""
+
+    id: str = Field(min_length=1, max_length=2_000)
+
+
 ARGUMENTS: Final[Mapping[str, type[Arguments]]] = MappingProxyType(
     {
         SEARCH: SearchArgs,
@@ -170,6 +187,8 @@ ARGUMENTS: Final[Mapping[str, type[Arguments]]] = MappingProxyType(
         FILE_HISTORY: FileHistoryArgs,
         BLAME: BlameArgs,
         WHY: WhyArgs,
+        TASKS: TasksArgs,
+        TASK: TaskArgs,
     }
 )
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -52,20 +53,32 @@ class TaskProjector:
         board = Board()
         emitted: list[dict[str, Any]] = []
         unread = 0
-        for stored in store.calls(self._memory.con):
-            op = stored.op
-            if op is None:  # stored before task operations were kept
-                found = reread_call(stored.source_path, stored.byte_start, stored.byte_end, stored.tool_use_id)
-                op = task_op(stored.tool_name, found[0], found[1], failed=found[2]) if found else None
-                unread += found is None
-            if op is None:
-                continue
-            call = Call(stored.event_id, stored.session_id, stored.agent_id, stored.project, op)
+        con = self._memory.con
+        items: list[tuple[Any, int, int, store.StoredCall | store.Correction]] = [
+            (c.ts, 0, c.seq, c) for c in store.calls(con)
+        ]
+        items += [(c.ts, 1, c.seq, c) for c in store.corrections(con)]  # (a correction after the calls of its time)
+        epoch = datetime.min
+        for _ts, _kind, _seq, item in sorted(items, key=lambda t: (t[0] is None, t[0] or epoch, t[1], t[2])):
+            if isinstance(item, store.Correction):
+                op = {"kind": "correction", "action": item.kind, "id": item.task_id, "into": item.into_id}
+                call = Call(-item.seq, "user", None, None, op)  # cited by no call: a person's
+                ts: Any = item.ts
+            else:
+                found_op = item.op
+                if found_op is None:  # stored before task operations were kept
+                    found = reread_call(item.source_path, item.byte_start, item.byte_end, item.tool_use_id)
+                    found_op = task_op(item.tool_name, found[0], found[1], failed=found[2]) if found else None
+                    unread += found is None
+                if found_op is None:
+                    continue
+                call = Call(item.event_id, item.session_id, item.agent_id, item.project, found_op)
+                ts = item.ts
             for event in board.apply(call):
                 emitted.append({
-                    "dedupe_key": event.dedupe_key(stored.session_id, stored.event_id), "type": event.type,
-                    "task_id": event.task_id, "session_id": stored.session_id, "source_event": stored.event_id,
-                    "ts": stored.ts, "payload": json.dumps(event.payload, ensure_ascii=False, sort_keys=True),
+                    "dedupe_key": event.dedupe_key(call.session_id, call.event_id), "type": event.type,
+                    "task_id": event.task_id, "session_id": call.session_id, "source_event": call.event_id,
+                    "ts": ts, "payload": json.dumps(event.payload, ensure_ascii=False, sort_keys=True),
                 })  # fmt: skip
         if unread:
             log.info("%d older task tool calls could not be read again from their transcripts.", unread)
@@ -127,6 +140,22 @@ class TaskProjector:
         ]  # fmt: skip
         return {**self._item(row), "description": row.state.get("description") or "",
                 "suggested_same": list(row.state.get("suggested_same") or []), "history": history}  # fmt: skip
+
+    def correct(self, kind: str, task_id: str, into: str | None = None) -> dict[str, Any]:
+        """A person's correction (close, cancel, or merge into another task), recorded so that a rebuild keeps it;
+        the task as it is after it. ValueError (one sentence) for an unknown task."""
+        self.current()
+        found = store.entity(self._memory.con, task_id)
+        if found is None or found[1] != "task":
+            raise ValueError(f"No task {task_id} is remembered; `claude-memory tasks` lists them.")
+        target = store.entity(self._memory.con, into) if into else None
+        if into and (target is None or target[1] != "task"):
+            raise ValueError(f"No task {into} is remembered to merge into.")
+        if target is not None and target[0] == found[0]:
+            raise ValueError("A task cannot be merged into itself.")
+        self._memory.writer.correct_task(kind, found[0], target[0] if target else None)
+        self.refresh(force=True)
+        return self.detail(target[0] if target else found[0])
 
     def rebuild(self) -> dict[str, int]:
         self.refresh(force=True)

@@ -268,6 +268,15 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
             PRIMARY KEY (src, rel, dst)
         );
         CREATE TABLE projection_offsets (name VARCHAR PRIMARY KEY, event_seq BIGINT NOT NULL);
+        -- A person's corrections (claude-memory task close / merge): not derived, so a rebuild keeps them; folded in
+        -- with the calls at their time.
+        CREATE TABLE task_corrections (
+            seq           BIGINT PRIMARY KEY,
+            ts            TIMESTAMP NOT NULL,
+            kind          VARCHAR NOT NULL,            -- close | cancel | merge
+            task_id       VARCHAR NOT NULL,            -- the task closed, or the one merged away
+            into_id       VARCHAR                      -- merge: the task kept
+        );
         """,
     ),
 )

@@ -56,6 +56,29 @@ def _json(value: str | None) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
+@dataclass(frozen=True, slots=True)
+class Correction:
+    seq: int
+    ts: datetime
+    kind: str  # close | cancel | merge
+    task_id: str
+    into_id: str | None
+
+
+def corrections(con: duckdb.DuckDBPyConnection) -> list[Correction]:
+    rows = con.execute("SELECT seq, ts, kind, task_id, into_id FROM task_corrections ORDER BY seq").fetchall()
+    return [Correction(int(r[0]), r[1], str(r[2]), str(r[3]), r[4]) for r in rows]
+
+
+def add_correction(con: duckdb.DuckDBPyConnection, ts: datetime, kind: str, task_id: str, into_id: str | None) -> None:
+    """Record a person's correction (the writer's), and have the projection folded again."""
+    con.execute(
+        "INSERT INTO task_corrections SELECT coalesce(max(seq), 0) + 1, ?, ?, ?, ? FROM task_corrections",
+        [ts, kind, task_id, into_id],
+    )
+    con.execute("DELETE FROM projection_offsets WHERE name = ?", [OFFSET])
+
+
 def newest_call(con: duckdb.DuckDBPyConnection) -> int:
     """The highest event seq among task tool calls (0: none): the projection is current while its offset is this
     (a forget resets the offset: :func:`forget`)."""

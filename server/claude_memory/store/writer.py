@@ -368,6 +368,11 @@ class EventWriter:
         with transaction(self.con):
             tasks.replace(self.con, events, entities, aliases, edges, state)
 
+    def correct_task(self, kind: str, task_id: str, into_id: str | None) -> None:
+        """Record a person's correction of a task (close, cancel, merge); the next refresh folds it in."""
+        with transaction(self.con):
+            tasks.add_correction(self.con, utc_now(), kind, task_id, into_id)
+
     def end_session(self, session_id: str, reason: str | None, summary: str) -> None:
         """Record (or replace) the rule-based summary written when Claude Code ends a session."""
         self.con.execute(

@@ -28,6 +28,12 @@ class TaskParams(Params):
     id: str = Field(min_length=1, max_length=2_000, description="A task's id (task:<project>:<key>) or an alias.")
 
 
+class CorrectParams(Params):
+    action: Literal["close", "cancel", "merge"] = Field(description="close: done; cancel; merge: the same as `into`.")
+    id: str = Field(min_length=1, max_length=2_000, description="The task to close, cancel, or merge away.")
+    into: str | None = Field(default=None, max_length=2_000, description="merge: the task that stays.")
+
+
 class TaskItem(Result):
     id: str
     title: str
@@ -64,6 +70,16 @@ def task(engine: Engine, p: TaskParams, progress: Progress) -> dict[str, Any]:
     """One task: its state, blockers (and suggested ones), tasks it may duplicate, and its history, each step with
     the citation of the tool call it came from."""
     return engine.memory.tasks.detail(p.id)
+
+
+@operation("task_correct", CorrectParams, TaskDetail, writes=True)
+def task_correct(engine: Engine, p: CorrectParams, progress: Progress) -> dict[str, Any]:
+    """A person's correction of the tasks: close one (done), cancel one, or merge one into another (the same work:
+    its titles lead to the other from now on). Recorded, not derived, so a rebuild keeps it. Answers the task that
+    stays, as ``task``."""
+    if (p.action == "merge") != bool(p.into):
+        raise ValueError("Give `into` to merge, and only to merge.")
+    return engine.memory.tasks.correct(p.action, p.id, p.into)
 
 
 @operation("tasks_rebuild", NoParams, Rebuilt, writes=True)
