@@ -171,3 +171,16 @@ def test_a_persons_corrections_close_and_merge() -> None:
     run(board, "s3", todo(("Draft the changelog", "completed")), n=3)
     assert board.entities[notes].state["status"] == "done"
     assert sum(1 for e in board.entities.values() if e.type == "task") == 3
+
+
+def test_blockers_in_the_words_around_a_call_about_one_task_are_suggested() -> None:
+    board = Board()
+    run(board, "s1", {"kind": "create", "id": "1", "title": "Deploy the payments service", "description": ""})
+    said = "Sure. That deploy is waiting for PAY-42 to be merged."
+    events = board.apply(Call(2, "s1", None, PROJECT, {"kind": "update", "id": "1", "status": "in_progress"}, said))
+    deploy = board.entities[task_key(PROJECT, "Deploy the payments service")]
+    assert deploy.state["blocker_suggestions"] == ["art:jira:pay-42"] and deploy.state["blockers"] == []
+    assert [e.type for e in events] == ["task_blockers_set", "task_status_changed"]
+    # a whole to-do list never takes blockers from the words around it
+    listed = board.apply(Call(3, "s1", None, PROJECT, todo(("Tag the release", "pending")), "blocked on PAY-7"))
+    assert [e.type for e in listed] == ["task_created"]

@@ -194,6 +194,7 @@ class Call:
     agent_id: str | None
     project: str | None
     op: dict[str, Any]
+    words: str = ""  # the user's and Claude's words just before the call: blockers named there are suggested
 
 
 class Board:
@@ -301,6 +302,7 @@ class Board:
             task.aliases.add(alias)
         if op.get("description"):
             task.state["description"] = op["description"]
+        if op.get("description") or call.words:
             events += self._blockers_from_text(call, task)
         if op.get("blocked_by"):
             refs = [self.claude_ids.get((call.session_id, b)) for b in op["blocked_by"]]
@@ -408,7 +410,8 @@ class Board:
         return {"kind": "condition", "entity_id": placeholder.id, "raw_text": "", "confidence": 0.0}
 
     def _blockers_from_text(self, call: Call, task: Entity) -> list[TaskEvent]:
-        texts = blocker_texts(f"{task.title}\n{task.state.get('description') or ''}")
+        """Blockers named in the task's own text, and, for a call about this one task, in the words around it."""
+        texts = blocker_texts(f"{task.title}\n{task.state.get('description') or ''}\n{call.words}")
         if not texts:
             return []
         refs = [self._resolve_blocker(t, task) for t in texts]

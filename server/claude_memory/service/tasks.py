@@ -72,7 +72,10 @@ class TaskProjector:
                     unread += found is None
                 if found_op is None:
                     continue
-                call = Call(item.event_id, item.session_id, item.agent_id, item.project, found_op)
+                # blockers in the words around a call about one task: Claude's just before it, and for an update (a
+                # change the user usually asked for) the user's prompt too; never for a whole to-do list
+                words = item.answer + ("\n" + item.prompt if found_op.get("kind") == "update" else "")
+                call = Call(item.event_id, item.session_id, item.agent_id, item.project, found_op, words)
                 ts = item.ts
             for event in board.apply(call):
                 emitted.append({

@@ -16,6 +16,7 @@ import pyarrow as pa
 from claude_memory.core.tasks import TASK_TOOLS
 
 OFFSET: Final = "task_projector"
+MAX_WORDS: Final = 4_000  # of the words around a call looked at for blockers
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,8 @@ class StoredCall:
     source_path: str | None
     byte_start: int | None
     byte_end: int | None
+    prompt: str = ""  # the user's prompt before it (same session), for blockers
+    answer: str = ""  # Claude's words just before it in the same turn
 
 
 def calls(con: duckdb.DuckDBPyConnection) -> list[StoredCall]:
@@ -41,14 +44,22 @@ def calls(con: duckdb.DuckDBPyConnection) -> list[StoredCall]:
     tools = ", ".join(f"'{t}'" for t in sorted(TASK_TOOLS))
     rows = con.execute(
         f"""
-        SELECT id, seq, session_id, agent_id, project, ts, tool_name, tool_use_id, json_extract(metadata, '$.task'),
-               source_path, byte_start, byte_end
-        FROM events WHERE type = 'tool_use' AND tool_name IN ({tools})
-        ORDER BY ts NULLS LAST, seq
+        WITH c AS (SELECT * FROM events WHERE type = 'tool_use' AND tool_name IN ({tools})),
+        said AS (SELECT session_id, ts, type, text FROM events
+                 WHERE type IN ('user_prompt', 'agent_response') AND ts IS NOT NULL
+                   AND session_id IN (SELECT session_id FROM c))
+        SELECT c.id, c.seq, c.session_id, c.agent_id, c.project, c.ts, c.tool_name, c.tool_use_id,
+               json_extract(c.metadata, '$.task'), c.source_path, c.byte_start, c.byte_end,
+               p.text, CASE WHEN a.ts >= p.ts OR p.ts IS NULL THEN a.text END
+        FROM c
+        ASOF LEFT JOIN (SELECT * FROM said WHERE type = 'user_prompt') p ON p.session_id = c.session_id AND c.ts >= p.ts
+        ASOF LEFT JOIN (SELECT * FROM said WHERE type = 'agent_response') a
+          ON a.session_id = c.session_id AND c.ts >= a.ts
+        ORDER BY c.ts NULLS LAST, c.seq
         """
     ).fetchall()
-    return [StoredCall(int(r[0]), int(r[1]), str(r[2]), r[3], r[4], r[5], str(r[6]), r[7], _json(r[8]), *r[9:12])
-            for r in rows]  # fmt: skip
+    return [StoredCall(int(r[0]), int(r[1]), str(r[2]), r[3], r[4], r[5], str(r[6]), r[7], _json(r[8]), r[9], r[10],
+                       r[11], str(r[12] or "")[:MAX_WORDS], str(r[13] or "")[:MAX_WORDS]) for r in rows]  # fmt: skip
 
 
 def _json(value: str | None) -> dict[str, Any] | None:
