@@ -19,6 +19,7 @@ from claude_memory.store import db
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.traits import TIME_WORDS
 from support import own_fixtures
+from support.old_store import drop_tables_after
 
 WORK = own_fixtures.WORK
 
@@ -144,12 +145,7 @@ def test_a_store_from_before_the_traits_gains_them_when_opened(store: Path, tmp_
     try:  # back to the schema of migration 0006
         old.execute("ALTER TABLE events DROP COLUMN names_time")
         old.execute("ALTER TABLE events DROP COLUMN is_question")
-        old.execute("DROP TABLE IF EXISTS embedding_model")
-        old.execute("DROP TABLE IF EXISTS next_model")
-        old.execute("DROP TABLE IF EXISTS next_chunks")
-        old.execute("DROP TABLE IF EXISTS edit_hunks")
-        old.execute("DELETE FROM store_flags WHERE name = 'edits_backfill'")
-        old.execute("DELETE FROM schema_migrations WHERE version > 6")
+        drop_tables_after(old, 6)
     finally:
         old.close()
     with Memory(data) as memory:

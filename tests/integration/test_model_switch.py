@@ -196,15 +196,12 @@ def test_a_store_from_before_the_switch_tables_opens_read_only_and_is_migrated_w
     import duckdb
 
     from claude_memory.store import db
+    from support.old_store import drop_tables_after
 
     data = _copy(work_only, tmp_path)
     old = duckdb.connect(str(data / db.DB_FILE))
     try:  # back to the schema of migration 0010
-        old.execute("DROP TABLE next_model")
-        old.execute("DROP TABLE next_chunks")
-        old.execute("DROP TABLE edit_hunks")
-        old.execute("DELETE FROM store_flags WHERE name = 'edits_backfill'")
-        old.execute("DELETE FROM schema_migrations WHERE version > 10")
+        drop_tables_after(old, 10)
     finally:
         old.close()
     with Memory(data, read_only=True) as memory:
