@@ -159,3 +159,24 @@ def test_the_fixture_to_do_lists_give_the_tasks_their_lines_say(
     finally:
         transport.close()
     assert len(expected) > 40 and found == expected
+
+
+def test_calls_read_again_from_their_transcripts_are_privacy_filtered(tmp_path: Path) -> None:
+    """A store made before task operations were kept reads its task calls again from the transcripts: through the
+    same privacy filter as an import."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    home, data = tmp_path / "claude", tmp_path / "data"
+    folder = home / "projects" / "-nonexistent-todo-app"
+    folder.mkdir(parents=True)
+    (folder / "s1.jsonl").write_text(
+        _todo_call("s1", 1, [(f"Rotate the token {token}", "pending"), ("Ship it", "pending")], "2026-03-01T10:00:00Z")
+    )
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+        memory.con.execute("UPDATE events SET metadata = NULL WHERE tool_name = 'TodoWrite'")  # as stored before
+        memory.con.execute("DELETE FROM projection_offsets")
+        memory.tasks.refresh()
+        titles = [r[0] for r in memory.con.execute("SELECT title FROM entities ORDER BY 1").fetchall()]
+        stored = str(memory.con.execute("SELECT list(payload) FROM task_events").fetchone())
+    assert len(titles) == 2 and "Ship it" in titles
+    assert not any(token in t for t in titles) and token not in stored

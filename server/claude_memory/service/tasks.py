@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from claude_memory.core.citations import render
+from claude_memory.core.privacy import PrivacyReport
 from claude_memory.core.tasks import Board, Call, task_op
 from claude_memory.service.reread import reread_call
 from claude_memory.store import tasks as store
@@ -66,9 +67,11 @@ class TaskProjector:
                 ts: Any = item.ts
             else:
                 found_op = item.op
-                if found_op is None:  # stored before task operations were kept
+                if found_op is None:  # stored before task operations were kept: read again, filtered as at import
                     found = reread_call(item.source_path, item.byte_start, item.byte_end, item.tool_use_id)
                     found_op = task_op(item.tool_name, found[0], found[1], failed=found[2]) if found else None
+                    if found_op is not None:
+                        found_op = self._memory.privacy.filter_value(found_op, PrivacyReport())  # type: ignore[assignment]
                     unread += found is None
                 if found_op is None:
                     continue
