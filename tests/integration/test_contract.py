@@ -51,6 +51,7 @@ def sample_params(transport: Transport, home: Path) -> dict[str, dict[str, Any]]
         "blame": {"path": "/home/dev/shop/src/shop/cart.py", "text": "class Cart:\n    pass\n", "start": 1},
         "tasks": {"open": True},
         "task": {"id": transport.call("tasks", {})[0]["id"]},
+        "conditions": {"resolved": False},
         "task_correct": {"action": "cancel", "id": transport.call("tasks", {})[0]["id"]},
         "tasks_rebuild": {},
         "forget": {"refs": cites[:1], "dry_run": True},

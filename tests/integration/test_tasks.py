@@ -180,3 +180,32 @@ def test_calls_read_again_from_their_transcripts_are_privacy_filtered(tmp_path: 
         stored = str(memory.con.execute("SELECT list(payload) FROM task_events").fetchone())
     assert len(titles) == 2 and "Ship it" in titles
     assert not any(token in t for t in titles) and token not in stored
+
+
+def test_conditions_list_what_they_block(tmp_path: Path) -> None:
+    home, data = tmp_path / "claude", tmp_path / "data"
+    folder = home / "projects" / "-nonexistent-todo-app"
+    folder.mkdir(parents=True)
+    said = {"subject": "Launch the beta", "description": "Waiting for the design review; blocked on PAY-42."}
+    use = {"type": "tool_use", "id": "toolu_c1", "name": "TaskCreate", "input": said}
+    base = {"sessionId": "s1", "cwd": PROJECT, "timestamp": "2026-03-01T10:00:00Z"}
+    answer = {"type": "tool_result", "tool_use_id": "toolu_c1", "content": "Task #1 created successfully"}
+    lines = [
+        {**base, "type": "assistant", "uuid": "a1", "message": {"id": "m1", "role": "assistant", "content": [use]}},
+        {**base, "type": "user", "uuid": "u1", "toolUseResult": {"task": {"id": "1", "subject": "Launch the beta"}},
+         "message": {"role": "user", "content": [answer]}},
+    ]  # fmt: skip
+    (folder / "s1.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+    transport = connect(data)
+    try:
+        (condition,) = transport.call("conditions", {})
+        assert condition["text"] == "the design review" and not condition["resolved"]
+        assert [b["title"] for b in condition["blocks"]] == ["Launch the beta"]
+        (task,) = transport.call("tasks", {})
+        assert sorted(b["type"] for b in task["blocker_suggestions"]) == ["artifact", "condition"]
+        assert transport.call("tasks", {"status": ["blocked"]}) == []  # suggested, not set: the task is not blocked
+        assert transport.call("conditions", {"resolved": True}) == []
+    finally:
+        transport.close()

@@ -184,3 +184,25 @@ def test_blockers_in_the_words_around_a_call_about_one_task_are_suggested() -> N
     # a whole to-do list never takes blockers from the words around it
     listed = board.apply(Call(3, "s1", None, PROJECT, todo(("Tag the release", "pending")), "blocked on PAY-7"))
     assert [e.type for e in listed] == ["task_created"]
+
+
+def test_a_condition_resolves_to_the_task_created_later_under_its_name() -> None:
+    board = Board()
+    description = "Waiting for the billing API client to exist."
+    run(board, "s1", {"kind": "create", "id": "1", "title": "Ship invoices", "description": description})
+    ship = board.entities[task_key(PROJECT, "Ship invoices")]
+    (condition,) = ship.state["blocker_suggestions"]
+    assert board.entities[condition].type == "condition" and not board.entities[condition].state["resolved"]
+    events = run(
+        board, "s2", {"kind": "create", "id": "1", "title": "the billing API client to exist", "description": ""}, n=2
+    )
+    client = task_key(PROJECT, "the billing API client to exist")
+    assert [e.type for e in events] == ["task_created", "condition_resolved_to"]
+    assert board.entities[condition].state == {
+        **board.entities[condition].state,
+        "resolved": True,
+        "resolved_to": client,
+    }
+    assert (condition, "resolves_to", client) in board.edges
+    with pytest.raises(ValueError, match="cannot be resolves_to"):
+        board._link(ship.id, "resolves_to", client)  # a task does not resolve to another: only a condition does

@@ -23,6 +23,8 @@ COMMANDS = (
     "blame",
     "tasks",
     "task",
+    "blocked",
+    "conditions",
     "status",
     "reindex",
     "forget",

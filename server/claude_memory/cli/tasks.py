@@ -18,8 +18,14 @@ TransportFactory = Callable[[typer.Context], AbstractContextManager[Transport]]
 MARK = {"in_progress": "▶", "blocked": "■", "pending": "○", "done": "✓", "cancelled": "✗"}
 
 
+def _blocker(b: dict[str, Any]) -> str:
+    if b.get("resolved_to"):
+        return f"{b['title']} (now the task {b['resolved_to']['title']})"
+    return str(b["title"]) + (" (placeholder)" if b["placeholder"] else "")
+
+
 def _blockers(task: dict[str, Any]) -> list[str]:
-    lines = [f"    blocked by: {b['title']}" + (" (placeholder)" if b["placeholder"] else "") for b in task["blockers"]]
+    lines = [f"    blocked by: {_blocker(b)}" for b in task["blockers"]]
     lines += [f"    maybe blocked by: {b['title']}" for b in task["blocker_suggestions"]]
     return lines
 
@@ -69,6 +75,56 @@ def register(app: typer.Typer, transport: TransportFactory) -> None:
                  EXIT_NOTHING)  # fmt: skip
         for line in task_lines(rows):
             typer.echo(line)
+
+    @app.command("blocked")
+    def blocked_cmd(
+        ctx: typer.Context,
+        project: Annotated[str | None, typer.Option("--project", help="Only this project (a path).")] = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """The blocked tasks, each with what blocks it (a resolved condition shows the task it turned out to be)."""
+        params = {"status": ["blocked"], "project": normalise_project_arg(project) if project else None}
+        with transport(ctx) as t:
+            rows = t.call("tasks", params)
+        if as_json:
+            typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+            return
+        if not rows:
+            fail("No task is blocked.", EXIT_NOTHING)
+        for line in task_lines(rows):
+            typer.echo(line)
+
+    @app.command("conditions")
+    def conditions_cmd(
+        ctx: typer.Context,
+        resolved: Annotated[
+            bool | None, typer.Option("--resolved/--unresolved", help="Only resolved, or only unresolved, ones.")
+        ] = None,
+        project: Annotated[str | None, typer.Option("--project", help="Only this project (a path).")] = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Blockers named in words that are neither a task nor an issue link: what they block, the tasks they might be,
+        and the task they resolved to."""
+        params = {"resolved": resolved, "project": normalise_project_arg(project) if project else None}
+        with transport(ctx) as t:
+            rows = t.call("conditions", params)
+        if as_json:
+            typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+            return
+        if not rows:
+            fail("No conditions are remembered" + (" with those filters." if resolved is not None or project else "."),
+                 EXIT_NOTHING)  # fmt: skip
+        for c in rows:
+            state = (
+                f"→ {c['resolved_to']['title']}"
+                if c["resolved_to"]
+                else ("placeholder" if c["placeholder"] else "open")
+            )
+            typer.echo(f"{c['text']}  ({state})")
+            for b in c["blocks"]:
+                typer.echo(f"    blocks: {b['title']}")
+            for m in c["candidates"]:
+                typer.echo(f"    maybe the task: {m['title']}")
 
     group = typer.Typer(help="One task: its history and blockers; close or merge tasks by hand; rebuild them all.",
                         no_args_is_help=True)  # fmt: skip

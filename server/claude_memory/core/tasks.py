@@ -60,6 +60,13 @@ _BLOCKED_WORDS: Final = re.compile(
     re.IGNORECASE,
 )
 
+# The relations the board creates, by (source type, relation, target type) (seed §10.2): any other is refused.
+VALID_EDGES: Final = frozenset(
+    {("task", "blocked_by", t) for t in ("task", "condition", "artifact")}
+    | {("task", "blocked_by_suggested", t) for t in ("task", "condition", "artifact")}
+    | {("condition", "resolves_to", "task")}
+)
+
 EventType = Literal[
     "task_created",
     "task_status_changed",
@@ -357,7 +364,7 @@ class Board:
         self._opened(task)
         created = {"title": title, "initial_status": initial, "priority": "medium", "project": call.project,
                    "suggested_same": suggested}  # fmt: skip
-        events = [TaskEvent("task_created", task.id, created)]
+        events = [TaskEvent("task_created", task.id, created), *self._resolve_conditions(task, call)]
         if status != initial:
             events += self._move(task, status, call)
         return task, events
@@ -433,6 +440,32 @@ class Board:
         condition.state = {"resolved": False, "candidates": [c for c in candidates if c != task.id]}
         return {"kind": "condition", "entity_id": condition.id, "raw_text": text, "confidence": 0.5}
 
+    def _link(self, source: str, relation: str, target: str) -> None:
+        """An edge, checked against :data:`VALID_EDGES`."""
+        kinds = (self.entities[source].type, relation, self.entities[target].type)
+        if kinds not in VALID_EDGES:
+            raise ValueError(f"A {kinds[0]} cannot be {relation} a {kinds[2]} ({source} -> {target}).")
+        self.edges.add((source, relation, target))
+
+    def _resolve_conditions(self, task: Entity, call: Call) -> list[TaskEvent]:
+        """A new task that a still-open condition named (a strict title match): the condition resolves to it
+        (seed §11.5), and the tasks it blocked are blocked by that task in effect."""
+        events = []
+        for condition in [e for e in self.entities.values() if e.type == "condition" and e.project == task.project]:
+            if condition.state.get("resolved") or condition.state.get("auto_placeholder"):
+                continue
+            score = max(
+                fuzz.ratio(condition.title.lower(), task.title.lower()),
+                fuzz.token_set_ratio(condition.title, task.title),
+            )
+            if score / 100 >= SAME:
+                condition.state.update({"resolved": True, "resolved_to": task.id})
+                self._link(condition.id, "resolves_to", task.id)
+                events.append(TaskEvent("condition_resolved_to", condition.id, {
+                    "resolved_to": {"kind": "task", "entity_id": task.id}, "confidence": round(score / 100, 3),
+                    "call": call.event_id}))  # fmt: skip
+        return events
+
     def _set_blockers(self, task: Entity, refs: list[dict[str, Any]], mode: str, call: Call) -> list[TaskEvent]:
         relation = "blocked_by" if mode == "replace" else "blocked_by_suggested"
         slot = "blockers" if mode == "replace" else "blocker_suggestions"
@@ -443,5 +476,6 @@ class Board:
             raise ValueError(f"A blocked_by edge needs a blocked task; {task.id} is {task.state.get('status')}.")
         task.state[slot] = ids
         self.edges = {e for e in self.edges if not (e[0] == task.id and e[1] == relation)}
-        self.edges |= {(task.id, relation, i) for i in ids}
+        for target in ids:
+            self._link(task.id, relation, target)
         return [TaskEvent("task_blockers_set", task.id, {"mode": mode, "blockers": refs, "call": call.event_id})]

@@ -163,6 +163,26 @@ class TaskProjector:
         self.refresh(force=True)
         return self.detail(target[0] if target else found[0])
 
+    def conditions(self, project: str | None, resolved: bool | None) -> list[dict[str, Any]]:
+        """Conditions: blockers named in words that are neither a task nor an artifact, with the tasks they might be
+        (candidates), what they resolved to (a task created later under that name), and the tasks they block."""
+        self.current()
+        con = self._memory.con
+        out = []
+        for cid, text, where, state, blocking in store.conditions(con, project):
+            if resolved is not None and bool(state.get("resolved")) != resolved:
+                continue
+            titles = {i: (store.entity(con, i) or (i, "", i))[2] for i in [*state.get("candidates", []), *blocking]}
+            target = store.entity(con, state["resolved_to"]) if state.get("resolved_to") else None
+            out.append({
+                "id": cid, "text": text, "project": where, "resolved": bool(state.get("resolved")),
+                "placeholder": bool(state.get("auto_placeholder")),
+                "resolved_to": {"id": target[0], "title": target[2]} if target else None,
+                "candidates": [{"id": i, "title": titles[i]} for i in state.get("candidates", [])],
+                "blocks": [{"id": i, "title": titles[i]} for i in blocking],
+            })  # fmt: skip
+        return out
+
     def rebuild(self) -> dict[str, int]:
         self.refresh(force=True)
         return {
@@ -176,8 +196,10 @@ class TaskProjector:
             found = store.entity(self._memory.con, i)
             _id, kind, title, _project, state = found if found else (i, "unknown", i, None, {})
             placeholder = bool(state.get("auto_placeholder"))
+            resolved = store.entity(self._memory.con, state["resolved_to"]) if state.get("resolved_to") else None
             out.append({"id": i, "type": kind, "title": title, "status": state.get("status"),
-                        "placeholder": placeholder, "candidates": state.get("candidates", [])})  # fmt: skip
+                        "placeholder": placeholder, "candidates": state.get("candidates", []),
+                        "resolved_to": {"id": resolved[0], "title": resolved[2]} if resolved else None})  # fmt: skip
         return out
 
     def _item(self, row: store.TaskRow) -> dict[str, Any]:

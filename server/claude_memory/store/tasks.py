@@ -216,3 +216,21 @@ def history(con: duckdb.DuckDBPyConnection, task_id: str) -> list[dict[str, Any]
 def count_events(con: duckdb.DuckDBPyConnection) -> int:
     row = con.execute("SELECT count(*) FROM task_events").fetchone()
     return int(row[0]) if row else 0
+
+
+def conditions(
+    con: duckdb.DuckDBPyConnection, project: str | None
+) -> list[tuple[str, str, str | None, dict[str, Any], list[str]]]:
+    """Conditions (blockers that are not tasks or artifacts): (id, text, project, state, the tasks they block or may
+    block), newest first."""
+    where, params = ("AND e.project = ?", [project]) if project else ("", [])
+    rows = con.execute(
+        f"""
+        SELECT e.id, e.title, e.project, e.current_json, list(DISTINCT g.src) FILTER (WHERE g.src IS NOT NULL)
+        FROM entities e LEFT JOIN edges g ON g.dst = e.id AND g.rel IN ('blocked_by', 'blocked_by_suggested')
+        WHERE e.type = 'condition' {where}
+        GROUP BY ALL ORDER BY e.id
+        """,
+        params,
+    ).fetchall()
+    return [(str(r[0]), str(r[1]), r[2], json.loads(r[3]), sorted(r[4] or [])) for r in rows]

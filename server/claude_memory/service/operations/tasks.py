@@ -28,6 +28,22 @@ class TaskParams(Params):
     id: str = Field(min_length=1, max_length=2_000, description="A task's id (task:<project>:<key>) or an alias.")
 
 
+class ConditionsParams(Params):
+    project: str | None = Field(default=None, description="Only this project (a path; normalised to its git root).")
+    resolved: bool | None = Field(default=None, description="Only resolved (true) or unresolved (false) ones.")
+
+
+class Condition(Result):
+    id: str
+    text: str
+    project: str | None
+    resolved: bool
+    placeholder: bool = Field(description="The unknown-blocker placeholder of a task blocked with no blocker named.")
+    resolved_to: Json | None = Field(description="The task it turned out to be: {id, title}.")
+    candidates: list[Json] = Field(description="Tasks it may be (a close but not certain title match).")
+    blocks: list[Json] = Field(description="The tasks it blocks, or may block.")
+
+
 class CorrectParams(Params):
     action: Literal["close", "cancel", "merge"] = Field(description="close: done; cancel; merge: the same as `into`.")
     id: str = Field(min_length=1, max_length=2_000, description="The task to close, cancel, or merge away.")
@@ -70,6 +86,13 @@ def task(engine: Engine, p: TaskParams, progress: Progress) -> dict[str, Any]:
     """One task: its state, blockers (and suggested ones), tasks it may duplicate, and its history, each step with
     the citation of the tool call it came from."""
     return engine.memory.tasks.detail(p.id)
+
+
+@operation("conditions", ConditionsParams, list[Condition])
+def conditions(engine: Engine, p: ConditionsParams, progress: Progress) -> list[dict[str, Any]]:
+    """Conditions: blockers named in words that are neither a task nor an artifact ("waiting for the new API"), with
+    the tasks they might be, the task they resolved to, and the tasks they block."""
+    return engine.memory.tasks.conditions(project_arg(p.project), p.resolved)
 
 
 @operation("task_correct", CorrectParams, TaskDetail, writes=True)
