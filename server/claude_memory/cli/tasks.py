@@ -39,6 +39,17 @@ def task_lines(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _show(rows: list[dict[str, Any]], as_json: bool, empty: str) -> None:
+    """Tasks as JSON, or a line each with their blockers; none is ``empty`` and exit 4."""
+    if as_json:
+        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    if not rows:
+        fail(empty, EXIT_NOTHING)
+    for line in task_lines(rows):
+        typer.echo(line)
+
+
 def register(app: typer.Typer, transport: TransportFactory) -> None:
     """Add ``tasks`` and the ``task`` group; ``transport`` is the app's (the running service, else this process)."""
 
@@ -67,14 +78,11 @@ def register(app: typer.Typer, transport: TransportFactory) -> None:
                   "project": normalise_project_arg(project) if project else None}  # fmt: skip
         with transport(ctx) as t:
             rows = t.call("tasks", params)
-        if as_json:
-            typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
-            return
-        if not rows:
-            fail("No tasks are remembered" + (" with those filters." if status or project or open_only else "."),
-                 EXIT_NOTHING)  # fmt: skip
-        for line in task_lines(rows):
-            typer.echo(line)
+        _show(
+            rows,
+            as_json,
+            "No tasks are remembered" + (" with those filters." if status or project or open_only else "."),
+        )
 
     @app.command("blocked")
     def blocked_cmd(
@@ -86,13 +94,7 @@ def register(app: typer.Typer, transport: TransportFactory) -> None:
         params = {"status": ["blocked"], "project": normalise_project_arg(project) if project else None}
         with transport(ctx) as t:
             rows = t.call("tasks", params)
-        if as_json:
-            typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
-            return
-        if not rows:
-            fail("No task is blocked.", EXIT_NOTHING)
-        for line in task_lines(rows):
-            typer.echo(line)
+        _show(rows, as_json, "No task is blocked.")
 
     @app.command("conditions")
     def conditions_cmd(
