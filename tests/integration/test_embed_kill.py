@@ -42,8 +42,9 @@ COMMITS_BEFORE_KILL = (0, 2, 1, 0, 3, 1)  # batches each killed run commits befo
 MID_DRAIN_KILLS_REQUIRED = 3
 BATCH = 16
 # The fixture tree plus a generated corpus (bench/corpus.py) for enough text to embed that six kills land
-# while embedding: keeps this test near a minute on 2 cores.
-CORPUS_EVENTS = 250
+# while embedding. With 250 events, all were embedded before the sixth kill once in CI (26d241b): since embedding
+# got faster (1,000-character batches), the random pauses (up to 1.5 s a round) leave little margin; 600 leave room.
+CORPUS_EVENTS = 600
 LAUNCHER = (
     "import sys\n"
     "from claude_memory.service.embedding import EmbeddingWorker\n"
