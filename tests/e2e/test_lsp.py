@@ -139,6 +139,12 @@ def open_doc(client: LanguageClient, uri: str, text: str, language: str) -> None
     )
 
 
+async def lenses_of(client: LanguageClient, uri: str) -> Any:
+    return await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+
+
 async def hover_at(client: LanguageClient, uri: str, line: int, character: int) -> types.Hover | None:
     return await client.text_document_hover_async(
         types.HoverParams(
@@ -298,9 +304,7 @@ async def test_code_hover_is_the_file_and_symbol_history_and_cached(store: Store
 async def test_code_lens_opens_the_file_timeline(store: Store) -> None:
     async with session(store) as client:
         open_doc(client, CODE_URI, CODE, "python")
-        lenses = await client.text_document_code_lens_async(
-            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=CODE_URI))
-        )
+        lenses = await lenses_of(client, CODE_URI)
         summary_ = store.service("file_summary", {"paths": [CODE_PATH]})[CODE_PATH]
         assert summary_["count"] == fx.CART_FILE_EVENTS and summary_["last_ts"].startswith(fx.CART_FILE_LAST_TOUCHED)
         command = types.Command(
@@ -318,12 +322,7 @@ async def test_code_lens_opens_the_file_timeline(store: Store) -> None:
 
         quiet = f"file://{PROJECT}/src/shop/never_touched.py"
         open_doc(client, quiet, "x\n", "python")
-        assert (
-            await client.text_document_code_lens_async(
-                types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=quiet))
-            )
-            == ()
-        )
+        assert await lenses_of(client, quiet) == ()
 
 
 def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
@@ -368,9 +367,7 @@ async def test_line_hovers_follow_the_buffer_not_the_disk(store: Store) -> None:
 async def test_function_lenses_count_claudes_edits_and_open_their_timeline(store: Store) -> None:
     async with session(store) as client:
         open_doc(client, CODE_URI, CODE, "python")
-        lenses = await client.text_document_code_lens_async(
-            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=CODE_URI))
-        )
+        lenses = await lenses_of(client, CODE_URI)
         blame = store.service("blame", {"path": CODE_PATH, "text": CODE})
         (edit,) = blame["edits"]
         title = f"Claude: 1 edit in 1 session · last {edit['timestamp'][:10]}"
@@ -577,12 +574,7 @@ async def test_settings_fall_back_one_by_one_and_follow_configuration(store: Sto
             "hybrid",
         )
         open_doc(client, CODE_URI, CODE, "python")
-        assert (
-            await client.text_document_code_lens_async(
-                types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=CODE_URI))
-            )
-            == ()
-        )
+        assert await lenses_of(client, CODE_URI) == ()
         history = store.service("file_history", {"path": CODE_PATH, "symbol": SYMBOL, "project": PROJECT})
         hover = await hover_at(client, CODE_URI, 1, 10)
         assert hover == types.Hover(

@@ -30,6 +30,7 @@ from claude_memory.core.paths import RuntimePaths
 from claude_memory.service.lock import holder_pid
 from support import own_fixtures
 from support.fake_anthropic import FakeAnthropic, Rule, text, tool
+from support.plugin_home import scratch_env
 
 REPO = Path(__file__).resolve().parents[2]
 # What of a checkout the plugin uses: the marketplace, the plugin folder, and the hook launchers beside it.
@@ -69,17 +70,7 @@ def copy_plugin(dest: Path, parts: tuple[str, ...] = PLUGIN_FILES) -> Path:
 
 @pytest.fixture()
 def env(tmp_path: Path, claude_bin: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    (home / ".claude").mkdir(parents=True)
-    environ = {
-        **os.environ,
-        "HOME": str(home),
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "CLAUDE_MEMORY_HOME": str(tmp_path / "data"),
-        "CLAUDE_BIN": str(claude_bin),
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "COLUMNS": "200",
-    }
+    environ = {**scratch_env(tmp_path, claude_bin), "COLUMNS": "200"}
     environ.pop("CLAUDE_MEMORY_PYTHON", None)
     return environ
 

@@ -20,20 +20,25 @@ def memory(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def installed(tmp_path: Path, claude_bin: Path) -> dict[str, str]:
-    """The environment of a scratch user (HOME, Claude Code's directory and a memory store under ``tmp_path``) with
-    the plugin installed from a copy of the checkout; keyword search only (no model)."""
+def scratch_env(tmp_path: Path, claude_bin: Path) -> dict[str, str]:
+    """The environment of a scratch user under ``tmp_path``: HOME, Claude Code's directory, a memory store and the
+    Claude Code CLI to use, with no traffic to Anthropic but the API."""
     home = tmp_path / "home"
     (home / ".claude").mkdir(parents=True)
-    env = {
+    return {
         **os.environ,
         "HOME": str(home),
         "CLAUDE_CONFIG_DIR": str(home / ".claude"),
         "CLAUDE_MEMORY_HOME": str(tmp_path / "data"),
         "CLAUDE_BIN": str(claude_bin),
-        "CLAUDE_MEMORY_PYTHON": sys.executable,  # the plugin copy has no .venv
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     }
+
+
+def installed(tmp_path: Path, claude_bin: Path) -> dict[str, str]:
+    """A scratch user's environment (:func:`scratch_env`) with the plugin installed from a copy of the checkout;
+    keyword search only (no model)."""
+    env = {**scratch_env(tmp_path, claude_bin), "CLAUDE_MEMORY_PYTHON": sys.executable}  # the copy has no .venv
     env.pop("CLAUDE_MEMORY_MODEL_PATH", None)
     root = tmp_path / "checkout"
     for name in PLUGIN_FILES:

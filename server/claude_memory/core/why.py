@@ -11,6 +11,8 @@ import os
 from collections.abc import Sequence
 from typing import Any, Final
 
+from claude_memory.core.disclosure import clip
+
 CONFIDENT: Final = 0.9  # a range matched at least this well is said without hedging (and may be injected)
 NOTE_CHARS: Final = 800  # the PreToolUse note's ceiling
 PROMPT_CHARS: Final = 240  # of a prompt quoted in a note or a hover
@@ -27,8 +29,7 @@ def _cite(excerpt: Json | None) -> str:
 
 
 def _quote(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+    return clip(" ".join(text.split()), width)
 
 
 def _span(start: int, end: int) -> str:

@@ -19,9 +19,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-import pyarrow as pa
-
 from claude_memory.core.blame import Attribution, Record, blame, file_lines
+from claude_memory.core.disclosure import clip
 from claude_memory.core.edits import edit_hunks
 from claude_memory.core.privacy import PrivacyReport
 from claude_memory.service.projects import ProjectResolver
@@ -124,10 +123,7 @@ class Provenance:
                 rows.append(
                     (call.event_id, n, file, edits.relative_path(file, call.project), hunk.new_start, text, removed)
                 )
-        table = pa.table(
-            {name: [r[i] for r in rows] for i, name in enumerate(edits.EDIT_SCHEMA.names)}, schema=edits.EDIT_SCHEMA
-        )
-        memory.writer.backfill_edits(table)
+        memory.writer.backfill_edits(edits.rows_table(rows))
         if missing:
             log.warning(
                 "%d of %d older editing calls could not be read again from their transcripts; their lines are not "
@@ -159,9 +155,7 @@ def _unwritten(text: str) -> list[Attribution]:
 def _excerpt(event: StoredEvent | None) -> dict[str, Any] | None:
     if event is None:
         return None
-    text = " ".join(event.text.split())
-    if len(text) > EXCERPT_CHARS:
-        text = text[: EXCERPT_CHARS - 1].rstrip() + "…"
+    text = clip(" ".join(event.text.split()), EXCERPT_CHARS)
     return {"citation": event.to_json()["citation"], "text": text, "timestamp": from_store_time(event.ts)}
 
 

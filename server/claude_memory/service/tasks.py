@@ -137,7 +137,7 @@ class TaskProjector:
         if found is None or found[1] != "task":
             raise ValueError(f"No task {task_id} is remembered; `claude-memory tasks` lists them.")
         entity_id, _kind, title, project, state = found
-        rows = [r for r in store.tasks(con, project, ()) if r.id == entity_id]
+        rows = store.tasks(con, project, (), entity_id)
         row = rows[0] if rows else store.TaskRow(entity_id, title, project, state, None, None)
         history = [
             {"type": h["type"], "timestamp": from_store_time(h["ts"]), "session_id": h["session_id"],

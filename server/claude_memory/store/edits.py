@@ -13,13 +13,14 @@ import posixpath
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 import duckdb
 import pyarrow as pa
 
 from claude_memory.core.edits import EDIT_TOOLS
 from claude_memory.core.events import ParsedEvent
+from claude_memory.store.db import sql_string
 
 BACKFILL_FLAG: Final = "edits_backfill"  # set by migration 0012, cleared when the older calls are read again
 
@@ -46,11 +47,17 @@ def relative_path(file: str, project: str | None) -> str | None:
 
 def edit_table(events: Sequence[ParsedEvent]) -> pa.Table:
     """The hunks of ``events`` as rows of :data:`EDIT_SCHEMA`."""
-    rows = [
-        (e.event_id, n, h.file, relative_path(h.file, e.project), h.new_start, h.text, h.removed)
-        for e in events
-        for n, h in enumerate(e.edits)
-    ]
+    return rows_table(
+        [
+            (e.event_id, n, h.file, relative_path(h.file, e.project), h.new_start, h.text, h.removed)
+            for e in events
+            for n, h in enumerate(e.edits)
+        ]
+    )
+
+
+def rows_table(rows: Sequence[tuple[Any, ...]]) -> pa.Table:
+    """Rows in :data:`EDIT_SCHEMA`'s column order, as its Arrow table."""
     return pa.table({name: [r[i] for r in rows] for i, name in enumerate(EDIT_SCHEMA.names)}, schema=EDIT_SCHEMA)
 
 
@@ -186,7 +193,7 @@ def backfill_pending(con: duckdb.DuckDBPyConnection) -> bool:
 
 def calls_to_backfill(con: duckdb.DuckDBPyConnection) -> list[CallSource]:
     """The stored editing calls that have no edit records and a transcript range to read them from."""
-    tools = ", ".join(f"'{t}'" for t in sorted(EDIT_TOOLS))
+    tools = ", ".join(sql_string(t) for t in sorted(EDIT_TOOLS))
     rows = con.execute(
         f"""
         SELECT id, tool_name, tool_use_id, project, source_path, byte_start, byte_end FROM events e

@@ -14,8 +14,10 @@ import duckdb
 import pyarrow as pa
 
 from claude_memory.core.tasks import TASK_TOOLS
+from claude_memory.store.db import sql_string
 
 OFFSET: Final = "task_projector"
+_TOOLS: Final = ", ".join(sql_string(t) for t in sorted(TASK_TOOLS))  # the task tools, as an SQL list
 MAX_WORDS: Final = 4_000  # of the words around a call looked at for blockers
 
 
@@ -41,10 +43,9 @@ class StoredCall:
 
 def calls(con: duckdb.DuckDBPyConnection) -> list[StoredCall]:
     """Every stored task tool call, in the order they happened (time, then storage order)."""
-    tools = ", ".join(f"'{t}'" for t in sorted(TASK_TOOLS))
     rows = con.execute(
         f"""
-        WITH c AS (SELECT * FROM events WHERE type = 'tool_use' AND tool_name IN ({tools})),
+        WITH c AS (SELECT * FROM events WHERE type = 'tool_use' AND tool_name IN ({_TOOLS})),
         said AS (SELECT session_id, ts, type, text FROM events
                  WHERE type IN ('user_prompt', 'agent_response') AND ts IS NOT NULL
                    AND session_id IN (SELECT session_id FROM c))
@@ -93,9 +94,8 @@ def add_correction(con: duckdb.DuckDBPyConnection, ts: datetime, kind: str, task
 def newest_call(con: duckdb.DuckDBPyConnection) -> int:
     """The highest event seq among task tool calls (0: none): the projection is current while its offset is this
     (a forget resets the offset: :func:`forget`)."""
-    tools = ", ".join(f"'{t}'" for t in sorted(TASK_TOOLS))
     row = con.execute(
-        f"SELECT coalesce(max(seq), 0) FROM events WHERE type = 'tool_use' AND tool_name IN ({tools})"
+        f"SELECT coalesce(max(seq), 0) FROM events WHERE type = 'tool_use' AND tool_name IN ({_TOOLS})"
     ).fetchone()
     return int(row[0]) if row else 0
 
@@ -172,9 +172,14 @@ class TaskRow:
     last_citation: str | None = None  # of the call that last changed it
 
 
-def tasks(con: duckdb.DuckDBPyConnection, project: str | None, statuses: tuple[str, ...]) -> list[TaskRow]:
-    """Tasks (of ``project``, in ``statuses``), the most recently changed first."""
+def tasks(
+    con: duckdb.DuckDBPyConnection, project: str | None, statuses: tuple[str, ...], task_id: str | None = None
+) -> list[TaskRow]:
+    """Tasks (of ``project``, in ``statuses``; only ``task_id`` when given), the most recently changed first."""
     where, params = ["e.type = 'task'"], []
+    if task_id:
+        where.append("e.id = ?")
+        params.append(task_id)
     if project:
         where.append("e.project = ?")
         params.append(project)
