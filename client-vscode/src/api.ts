@@ -1,6 +1,7 @@
 import { SERVER_COMMANDS, ServerCommand } from "./serverCommands";
 import type {
-  BlameArgs, BlameRange, BlameResult, DetailsItem, EditRecord, FileHistoryArgs, FileHistoryResult, ForgetArgs, ForgetResult, HistoryEvent, ImportArgs, JsonObject,
+  BlameArgs, BlameRange, BlameResult, DetailsItem, EditRecord, FileHistoryArgs, FileHistoryResult, ForgetArgs, ForgetResult, HistoryEvent, ImportArgs,
+  InsightsArgs, JsonObject, PreferenceInfo,
   SearchArgs, SearchResult, SessionInfo, SessionsArgs, ShowArgs, StatusArgs, StatusResult, TaskArgs, TaskDetail, TaskHistoryStep, TaskInfo,
   TaskRef, TasksArgs, TimelineArgs, TimelineResult, WhyArgs, WhyResult,
 } from "./types";
@@ -81,6 +82,25 @@ export class MemoryApi {
   async task(args: TaskArgs): Promise<TaskDetail | undefined> {
     return taskDetail(await this.request(SERVER_COMMANDS.task, args));
   }
+
+  /** The preferences and rules the user stated in the scope (the workspace's project by default). */
+  async preferences(args: InsightsArgs = {}): Promise<PreferenceInfo[]> {
+    const r = await this.request(SERVER_COMMANDS.insights, args);
+    const list = isObject(r) ? r.preferences : undefined;
+    return Array.isArray(list) ? list.map(preferenceInfo).filter((p): p is PreferenceInfo => p !== undefined) : [];
+  }
+}
+
+/** A preference with a string id and text; anything else -> undefined. */
+export function preferenceInfo(r: unknown): PreferenceInfo | undefined {
+  if (!isObject(r) || typeof r.id !== "string" || typeof r.text !== "string") return undefined;
+  const evidence = (Array.isArray(r.evidence) ? r.evidence : []).filter(isObject).map(e => ({
+    ...e, citation: strOrNull(e.citation), text: str(e.text) ?? "",
+  }));
+  return {
+    ...r, id: r.id, text: r.text, polarity: str(r.polarity) ?? "do", count: typeof r.count === "number" ? r.count : evidence.length,
+    status: str(r.status) ?? "standing", scope: strOrNull(r.scope), mark: strOrNull(r.mark), evidence,
+  };
 }
 
 const isObject = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);

@@ -7,7 +7,7 @@ import {
   SearchPickItem, taskDocName, whyKnown, whyNothingMessage,
 } from "./render";
 import { StatusBar, REFRESH_STATUS_COMMAND } from "./status";
-import { OPEN_EVENT_COMMAND, OPEN_TASK_COMMAND, SessionsTree, TasksTree } from "./tree";
+import { InsightsTree, OPEN_EVENT_COMMAND, OPEN_TASK_COMMAND, SessionsTree, TasksTree } from "./tree";
 import type { DetailsItem } from "./types";
 
 /** The extension's own VS Code commands. They must differ from the server's command names, which
@@ -22,6 +22,7 @@ export const COMMANDS = {
   fileHistory: "claudeMemory.showFileHistory",
   refreshSessions: "claudeMemory.refreshSessions",
   refreshTasks: "claudeMemory.refreshTasks",
+  refreshInsights: "claudeMemory.refreshInsights",
   openTask: OPEN_TASK_COMMAND,
   refreshStatus: REFRESH_STATUS_COMMAND,
   restartServer: "claudeMemory.restartServer",
@@ -38,6 +39,7 @@ export interface Deps {
   docs: MemoryDocuments;
   tree: SessionsTree;
   tasks: TasksTree;
+  insights: InsightsTree;
   status: StatusBar;
   /** Listen to `$/progress` for a work-done token. */
   onWorkDone: (token: string, listener: (v: WorkDoneValue) => void) => vscode.Disposable;
@@ -120,7 +122,7 @@ async function askCitation(arg: unknown, prompt: string): Promise<string | undef
 }
 
 export function registerCommands(deps: Deps): vscode.Disposable[] {
-  const { docs, tree, tasks, status } = deps;
+  const { docs, tree, tasks, insights, status } = deps;
   const guarded = (id: string, fn: (...args: unknown[]) => Promise<unknown>) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       try {
@@ -193,6 +195,7 @@ export function registerCommands(deps: Deps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(n ? `Forgot ${c}.` : `Nothing forgotten: ${c} was not found.`);
       tree.refresh();
       tasks.refresh();
+      insights.refresh();
       void status.refresh();
       return r;
     }),
@@ -217,6 +220,7 @@ export function registerCommands(deps: Deps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(importSummary(report));
       tree.refresh();
       tasks.refresh();
+      insights.refresh();
       void status.refresh();
       return report;
     }),
@@ -278,6 +282,7 @@ export function registerCommands(deps: Deps): vscode.Disposable[] {
 
     guarded(COMMANDS.refreshSessions, async () => tree.refresh()),
     guarded(COMMANDS.refreshTasks, async () => tasks.refresh()),
+    guarded(COMMANDS.refreshInsights, async () => insights.refresh()),
     guarded(COMMANDS.refreshStatus, async () => status.refresh()),
     guarded(COMMANDS.restartServer, async () => {
       await deps.restart();

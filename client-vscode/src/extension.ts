@@ -7,10 +7,11 @@ import { registerCommands } from "./commands";
 import { readSettings, SECTION } from "./config";
 import { MemoryDocuments, SCHEME } from "./documents";
 import { StatusBar } from "./status";
-import { SessionsTree, TasksTree } from "./tree";
+import { InsightsTree, SessionsTree, TasksTree } from "./tree";
 
 export const SESSIONS_VIEW = "claudeMemory.sessionsView";
 export const TASKS_VIEW = "claudeMemory.tasksView";
+export const INSIGHTS_VIEW = "claudeMemory.insightsView";
 
 /** Everything the extension holds while active (state on an object, not in module globals). */
 export class MemoryExtension implements vscode.Disposable {
@@ -19,6 +20,7 @@ export class MemoryExtension implements vscode.Disposable {
   readonly docs: MemoryDocuments;
   readonly tree: SessionsTree;
   readonly tasks: TasksTree;
+  readonly insights: InsightsTree;
   readonly status: StatusBar;
   readonly annotations: LineAnnotations;
   private client: LanguageClient | undefined;
@@ -31,6 +33,7 @@ export class MemoryExtension implements vscode.Disposable {
     this.docs = new MemoryDocuments(() => this.api);
     this.tree = new SessionsTree(() => this.api, () => ({ limit: readSettings().sessionsLimit, eventsLimit: 200 }));
     this.tasks = new TasksTree(() => this.api, () => ({ limit: readSettings().tasksLimit }));
+    this.insights = new InsightsTree(() => this.api, () => ({ limit: 100 }));
     this.status = new StatusBar(() => this.api);
     this.annotations = new LineAnnotations(() => this.api, undefined, undefined, m => this.output.debug(m));
   }
@@ -45,11 +48,13 @@ export class MemoryExtension implements vscode.Disposable {
       vscode.workspace.registerTextDocumentContentProvider(SCHEME, this.docs),
       vscode.window.createTreeView(SESSIONS_VIEW, { treeDataProvider: this.tree, showCollapseAll: true }),
       vscode.window.createTreeView(TASKS_VIEW, { treeDataProvider: this.tasks, showCollapseAll: true }),
+      vscode.window.createTreeView(INSIGHTS_VIEW, { treeDataProvider: this.insights, showCollapseAll: true }),
       ...registerCommands({
         api: () => this.api,
         docs: this.docs,
         tree: this.tree,
         tasks: this.tasks,
+        insights: this.insights,
         status: this.status,
         onWorkDone: (token, listener) => {
           if (!this.client) return { dispose() {} };
@@ -59,7 +64,7 @@ export class MemoryExtension implements vscode.Disposable {
       }),
       vscode.workspace.onDidChangeConfiguration(e => {
         if (e.affectsConfiguration(`${SECTION}.status.refreshSeconds`)) this.status.schedule(readSettings().statusRefreshSeconds);
-        if (e.affectsConfiguration(`${SECTION}.allProjects`)) { this.tree.refresh(); this.tasks.refresh(); }
+        if (e.affectsConfiguration(`${SECTION}.allProjects`)) { this.tree.refresh(); this.tasks.refresh(); this.insights.refresh(); }
         if (e.affectsConfiguration(`${SECTION}.tasks.limit`)) this.tasks.refresh();
         if (e.affectsConfiguration(`${SECTION}.annotations`)) void this.annotations.update();
         if (e.affectsConfiguration(`${SECTION}.server`) || e.affectsConfiguration(`${SECTION}.dataDir`)) {
@@ -70,7 +75,7 @@ export class MemoryExtension implements vscode.Disposable {
     );
     context.subscriptions.push(this);
     this.status.schedule(readSettings().statusRefreshSeconds);
-    void this.ready().then(() => { void this.status.refresh(); this.tree.refresh(); this.tasks.refresh(); void this.annotations.update(); }, () => undefined);
+    void this.ready().then(() => { void this.status.refresh(); this.tree.refresh(); this.tasks.refresh(); this.insights.refresh(); void this.annotations.update(); }, () => undefined);
   }
 
   /** The started language client (started once, on first need). */

@@ -1,6 +1,7 @@
 // Pure rendering: no `vscode` import, so every function here is unit-tested directly.
 import type {
-  BlameRange, BlameResult, DetailsItem, EditRecord, FileHistoryResult, JsonObject, ModelDownload, SearchHit, SearchResult, SessionInfo, StatusResult,
+  BlameRange, BlameResult, DetailsItem, EditRecord, FileHistoryResult, InsightEvidence, JsonObject, ModelDownload, PreferenceInfo, SearchHit,
+  SearchResult, SessionInfo, StatusResult,
   TaskDetail, TaskHistoryStep, TaskInfo, TaskRef, TaskStatus, TimelineEvent, TimelineResult, WhyResult,
 } from "./types";
 
@@ -187,6 +188,11 @@ export function renderDetails(d: DetailsItem): string {
     rows.push(["Source", `${code(src.path)}${lines}`]);
   }
   if (typeof d.tokens === "number") rows.push(["Tokens", d.tokens]);
+  if (typeof d.citation_uses === "number" && d.citation_uses > 0) {
+    const last = d.last_used ? `, last ${formatTime(d.last_used, true)} UTC` : "";
+    rows.push(["Used", `${d.citation_uses} time${d.citation_uses === 1 ? "" : "s"} in ${d.sessions_used ?? 0} session${d.sessions_used === 1 ? "" : "s"}${last}`]);
+    rows.push(["Level", `L${d.level ?? 0}`]);
+  }
   const out = [`# ${d.citation}`, "", ...keyValueTable(rows, ["Field", "Value"])];
   const content = d.content ?? d.text ?? "";
   out.push("## Content", "", content ? fenced(content) : "_No text._", "");
@@ -548,4 +554,25 @@ export function renderTask(d: TaskDetail): string {
   if (d.suggested_same.length) out.push("## Maybe the same task as", "", ...d.suggested_same.map(id => `- ${code(id)}`), "");
   out.push("## History", "", ...(d.history.length ? d.history.map(taskStepLine) : ["_No history._"]), "");
   return out.join("\n");
+}
+
+/** A preference in the Insights view: its latest wording; how often it was stated, and where it holds. */
+export function preferenceItemData(p: PreferenceInfo): TreeItemData {
+  const where = p.scope ? "" : "every project";
+  const flags = [p.mark === "pin" ? "pinned" : "", p.status === "superseded" ? "superseded" : ""].filter(Boolean);
+  const description = [`${p.count}×`, where, ...flags].filter(Boolean).join(" · ");
+  const tooltip = [
+    oneLine(p.text, 500),
+    `${p.polarity === "dont" ? "A rule against something" : "A preference"}, stated ${p.count} time${p.count === 1 ? "" : "s"}${p.scope ? ` in ${p.scope}` : " in several projects"}`,
+    p.last_seen ? `Last stated ${formatTime(p.last_seen, true)} UTC` : "",
+    p.superseded_by ? `Superseded by ${p.superseded_by}` : "",
+    p.id,
+  ].filter(Boolean).join("\n");
+  return { label: oneLine(p.text, 100) || p.id, description, tooltip };
+}
+
+/** One statement of a preference: the sentence, its day and citation (it opens the prompt that said it). */
+export function evidenceItemData(e: InsightEvidence): TreeItemData {
+  const description = [day(e.timestamp), e.citation ?? ""].filter(Boolean).join(" · ");
+  return { label: oneLine(e.text, 100), description, tooltip: [oneLine(e.text, 500), e.citation ?? ""].filter(Boolean).join("\n") };
 }

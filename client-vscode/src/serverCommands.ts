@@ -15,6 +15,7 @@ export const SERVER_COMMANDS = {
   why: "claudeMemory.why",
   tasks: "claudeMemory.tasks",
   task: "claudeMemory.task",
+  insights: "claudeMemory.insights",
 } as const;
 
 export type ServerCommandKey = keyof typeof SERVER_COMMANDS;

@@ -1,7 +1,9 @@
 import * as vscode from "vscode";
 import { MemoryApi } from "./api";
-import { blockerItemData, eventItemData, sessionItemData, TaskGroup, taskGroups, taskItemData, timelineEvents } from "./render";
-import type { SessionInfo, TaskInfo, TaskRef, TimelineEvent } from "./types";
+import {
+  blockerItemData, eventItemData, evidenceItemData, preferenceItemData, sessionItemData, TaskGroup, taskGroups, taskItemData, timelineEvents,
+} from "./render";
+import type { InsightEvidence, PreferenceInfo, SessionInfo, TaskInfo, TaskRef, TimelineEvent } from "./types";
 
 export const OPEN_EVENT_COMMAND = "claudeMemory.openEvent";
 export const OPEN_TASK_COMMAND = "claudeMemory.openTask";
@@ -172,3 +174,62 @@ const BLOCKER_ICONS: Record<string, string> = {
   artifact: "link",
   condition: "question",
 };
+
+export type InsightNode =
+  | { kind: "preference"; preference: PreferenceInfo }
+  | { kind: "evidence"; preference: PreferenceInfo; evidence: InsightEvidence; n: number }
+  | { kind: "message"; text: string };
+
+export interface InsightsQuery { limit: number }
+
+/** The preferences and rules the user stated (pinned first, then the most often stated), each expanding to the
+ * prompts that stated them; clicking one opens that prompt. None: no nodes, so the view's welcome text shows. */
+export class InsightsTree implements vscode.TreeDataProvider<InsightNode> {
+  private readonly changed = new vscode.EventEmitter<InsightNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(private readonly api: () => MemoryApi, private readonly query: () => InsightsQuery) {}
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  async getChildren(node?: InsightNode): Promise<InsightNode[]> {
+    try {
+      if (!node) {
+        const found = await this.api().preferences({ limit: this.query().limit });
+        return found.map(preference => ({ kind: "preference", preference }));
+      }
+      if (node.kind === "preference") {
+        return node.preference.evidence.map((evidence, n) => ({ kind: "evidence", preference: node.preference, evidence, n }));
+      }
+      return [];
+    } catch (e) {
+      return [{ kind: "message", text: `Could not load: ${e instanceof Error ? e.message : String(e)}` }];
+    }
+  }
+
+  getTreeItem(node: InsightNode): vscode.TreeItem {
+    if (node.kind === "message") return new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
+    if (node.kind === "preference") {
+      const p = node.preference;
+      const d = preferenceItemData(p);
+      const item = new vscode.TreeItem(d.label, vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = `preference:${p.id}`;
+      item.description = d.description;
+      item.tooltip = d.tooltip;
+      item.contextValue = "memoryPreference";
+      item.iconPath = new vscode.ThemeIcon(p.mark === "pin" ? "pinned" : p.polarity === "dont" ? "circle-slash" : "check");
+      return item;
+    }
+    const d = evidenceItemData(node.evidence);
+    const item = new vscode.TreeItem(d.label, vscode.TreeItemCollapsibleState.None);
+    item.id = `evidence:${node.preference.id}:${node.n}`;
+    item.description = d.description;
+    item.tooltip = d.tooltip;
+    item.contextValue = "memoryEvent";
+    item.iconPath = new vscode.ThemeIcon("account");
+    if (node.evidence.citation) item.command = { command: OPEN_EVENT_COMMAND, title: "Open Memory", arguments: [node.evidence.citation] };
+    return item;
+  }
+}

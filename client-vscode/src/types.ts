@@ -81,7 +81,11 @@ export interface DetailsItem {
   text?: string;
   source?: SourceRef | null;
   tokens?: number;
+  /** Its uses (every retrieval that reached Claude or a person), in how many sessions, and its graduation level. */
   citation_uses?: number;
+  sessions_used?: number;
+  last_used?: string | null;
+  level?: number;
   neighbours?: TimelineEvent[];
 }
 
@@ -204,6 +208,33 @@ export interface TaskDetail extends TaskInfo {
   suggested_same: string[];
   history: TaskHistoryStep[];
 }
+
+/** One statement behind an insight: the prompt's citation and the sentence that stated it. */
+export interface InsightEvidence {
+  citation: string | null;
+  timestamp?: string | null;
+  session_id?: string | null;
+  project?: string | null;
+  text: string;
+}
+
+/** A preference or rule the user stated (`claudeMemory.insights`): its latest wording, how often it was stated,
+ * where it holds (`scope` null: every project), and whether a later contrary statement superseded it. */
+export interface PreferenceInfo {
+  id: string;
+  text: string;
+  polarity: string;
+  count: number;
+  scope?: string | null;
+  status: string;
+  mark?: string | null;
+  explicit?: boolean;
+  superseded_by?: string | null;
+  last_seen?: string | null;
+  evidence: InsightEvidence[];
+}
+
+export interface InsightsArgs { project?: string; allProjects?: boolean; all?: boolean; limit?: number }
 
 export interface ForgetResult { matching?: number; forgotten?: number }
 

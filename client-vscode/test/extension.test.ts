@@ -8,7 +8,7 @@ import { activate, deactivate, MemoryExtension } from "../src/extension";
 import { serverOptions, commandMiddleware } from "../src/client";
 import { COMMANDS } from "../src/commands";
 import { ALL_SERVER_COMMANDS, SERVER_COMMANDS } from "../src/serverCommands";
-import { SessionsTree, TaskNode, TasksTree } from "../src/tree";
+import { InsightNode, InsightsTree, SessionsTree, TaskNode, TasksTree } from "../src/tree";
 import { LineAnnotations } from "../src/annotations";
 import { initializationOptions, SERVER_SETTING_KEYS } from "../src/config";
 import pkg from "../package.json";
@@ -26,6 +26,7 @@ import blameJson from "./fixtures/blame.json";
 import whyJson from "./fixtures/why.json";
 import tasksJson from "./fixtures/tasks.json";
 import taskJson from "./fixtures/task.json";
+import insightsJson from "./fixtures/insights.json";
 
 const answer = (command: string, arg: { session?: string }) =>
   command === SERVER_COMMANDS.timeline && arg.session ? sessionTimelineJson : ANSWERS[command] ?? null;
@@ -41,6 +42,7 @@ const ANSWERS: Record<string, unknown> = {
   [SERVER_COMMANDS.fileHistory]: historyJson,
   [SERVER_COMMANDS.tasks]: tasksJson,
   [SERVER_COMMANDS.task]: taskJson,
+  [SERVER_COMMANDS.insights]: insightsJson,
   [SERVER_COMMANDS.forget]: { matching: 1, forgotten: 1 }, // the real answer's shape (a dry run gave {matching: 1, forgotten: 0})
 };
 
@@ -83,8 +85,10 @@ test("activation starts one language client with the settings and registers ever
   assert.deepEqual(Object.keys(vscode.registered).sort(), contributed);
   assert.deepEqual(Object.values(COMMANDS).sort(), contributed);
   assert.ok(vscode.providers["claude-memory"], "content provider for claude-memory: documents");
-  assert.deepEqual(vscode.treeViews.map(v => v.id), ["claudeMemory.sessionsView", "claudeMemory.tasksView"]);
-  assert.deepEqual(pkg.contributes.views.claudeMemory.map(v => [v.id, v.name]), [["claudeMemory.sessionsView", "Sessions"], ["claudeMemory.tasksView", "Tasks"]]);
+  assert.deepEqual(vscode.treeViews.map(v => v.id), ["claudeMemory.sessionsView", "claudeMemory.tasksView", "claudeMemory.insightsView"]);
+  assert.deepEqual(pkg.contributes.views.claudeMemory.map(v => [v.id, v.name]), [
+    ["claudeMemory.sessionsView", "Sessions"], ["claudeMemory.tasksView", "Tasks"], ["claudeMemory.insightsView", "Insights"],
+  ]);
   assert.equal(pkg.contributes.viewsContainers.activitybar[0].title, "Claude Memory");
 });
 
@@ -624,8 +628,52 @@ test("provenance settings: declared with their defaults, and the server's reach 
   const titles = Object.fromEntries(pkg.contributes.commands.map(c => [c.command, c.title]));
   assert.equal(titles[COMMANDS.why], "Why Is This Code Like This?");
   assert.ok(pkg.contributes.menus["editor/context"].some(m => m.command === COMMANDS.why && m.when === "resourceScheme == file"));
-  assert.deepEqual(Object.values(SERVER_COMMANDS).slice(-5),
-    ["claudeMemory.fileHistory", "claudeMemory.blame", "claudeMemory.why", "claudeMemory.tasks", "claudeMemory.task"]);
+  assert.deepEqual(Object.values(SERVER_COMMANDS).slice(-6),
+    ["claudeMemory.fileHistory", "claudeMemory.blame", "claudeMemory.why", "claudeMemory.tasks", "claudeMemory.task", "claudeMemory.insights"]);
+});
+
+const insight = (tree: InsightsTree, node: InsightNode) => tree.getTreeItem(node) as unknown as vscode.TreeItem;
+
+test("insights tree: claudeMemory.insights {limit}, pinned first, each preference expanding to the prompts that stated it", async () => {
+  const tree: InsightsTree = ext.insights;
+  const roots = await tree.getChildren();
+  assert.deepEqual(sent(), [["claudeMemory.insights", { limit: 100 }]]);
+  const items = roots.map(n => insight(tree, n));
+  assert.deepEqual(items.map(i => [i.label, i.description, icon(i), i.contextValue]), [
+    ["always use pnpm in this repo, never npm", "2× · pinned", "pinned", "memoryPreference"],
+    ["use ruff instead of black for formatting", "1×", "check", "memoryPreference"],
+    ["never push to main without running the tests", "1×", "circle-slash", "memoryPreference"],
+  ]);
+  assert.match(String(items[0].tooltip), /^always use pnpm in this repo, never npm\nA preference, stated 2 times in \/home\/dev\/shop\n/);
+  const statements = (await tree.getChildren(roots[0])).map(n => insight(tree, n));
+  const [first] = insightsJson.preferences[0].evidence;
+  assert.deepEqual(statements.map(s => [s.label, s.description]), [
+    ["always use pnpm in this repo, never npm", `2026-03-10 · ${first.citation}`],
+    ["pnpm only please.", `2026-03-11 · ${insightsJson.preferences[0].evidence[1].citation}`],
+  ]);
+  assert.deepEqual(statements[0].command, { command: "claudeMemory.openEvent", title: "Open Memory", arguments: [first.citation] });
+  const all = [...roots, ...(await tree.getChildren(roots[0])), ...(await tree.getChildren(roots[1]))];
+  assert.equal(new Set(all.map(n => insight(tree, n).id)).size, all.length);
+});
+
+test("insights tree: none leaves the welcome text; failures, malformed answers and the refresh action", async () => {
+  const tree: InsightsTree = ext.insights;
+  server.handle = () => ({ preferences: [], topics: [] });
+  assert.deepEqual(await tree.getChildren(), []);
+  assert.match(pkg.contributes.viewsWelcome.find(w => w.view === "claudeMemory.insightsView")?.contents ?? "", /^No preferences are remembered/);
+  server.handle = () => ({ preferences: [null, { id: 3 }, { id: "pref:x", text: "use uv", evidence: "no" }] });
+  const [only] = await tree.getChildren();
+  assert.equal(insight(tree, only).label, "use uv");
+  assert.deepEqual(await tree.getChildren(only), []);
+  server.handle = () => new Error("service down");
+  assert.equal(insight(tree, (await tree.getChildren())[0]).label, "Could not load: service down");
+  const menu = pkg.contributes.menus["view/title"].find(m => m.when === "view == claudeMemory.insightsView");
+  assert.deepEqual(menu, { command: COMMANDS.refreshInsights, when: "view == claudeMemory.insightsView", group: "navigation@1" });
+  let fired = 0;
+  const sub = tree.onDidChangeTreeData(() => { fired++; });
+  await run(COMMANDS.refreshInsights);
+  assert.equal(fired, 1);
+  sub.dispose();
 });
 
 test("deactivate stops the client; disposing unregisters commands", async () => {

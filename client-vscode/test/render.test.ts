@@ -81,6 +81,9 @@ test("details document: facts table, content fenced, source, neighbours linked",
   // preview text is shown as written (`RUN_TOOL`, `__init__` stay text, not emphasis)
   assert.ok(md.includes("- [mem:eBbWIQ](../details/eBbWIQ.md) user_prompt · 2026-11-22 05:57:11 — Please RUN\\_TOOL now"));
   // `content` (the LSP's name) wins over `text`; backticks inside content get a longer fence
+  const used = renderDetails({ ...show, citation_uses: 4, sessions_used: 3, last_used: "2026-03-12T09:00:00Z", level: 2 });
+  assert.ok(used.includes("| Used | 4 times in 3 sessions, last 2026-03-12 09:00:00 UTC |"), used);
+  assert.ok(used.includes("| Level | L2 |"));
   const md2 = renderDetails({ citation: "mem:AAAAAA", content: "use ```js fences```" });
   assert.ok(md2.includes("````text\nuse ```js fences```\n````"));
   assert.equal(fenced("a `b`"), "```text\na `b`\n```");

@@ -38,7 +38,7 @@ CODE_URI = f"file://{CODE_PATH}"
 CODE = "class Cart:\n    def apply_discount(self, percent):\n        return self.total() * (100 - percent) / 100\n"
 SYMBOL = "apply_discount"  # line 1, characters 8-22
 SYMBOL_SPAN = (1, 8, 22)
-VOLATILE = {"took_ms", "timings", "citation_uses", "store_bytes"}
+VOLATILE = {"took_ms", "timings", "citation_uses", "last_used", "sessions_used", "store_bytes"}
 MD = types.MarkupKind.Markdown
 CAPABILITIES = types.ClientCapabilities(
     window=types.WindowClientCapabilities(work_done_progress=True),
@@ -455,6 +455,9 @@ async def test_commands_return_the_service_json_scoped_to_the_workspace(store: S
         )
         with pytest.raises(JsonRpcException, match="No task task:nope is remembered"):
             await run(client, "claudeMemory.task", {"id": "task:nope"})
+        assert await run(client, "claudeMemory.insights", {"allProjects": True}) == store.service(
+            "insights", {"project": None, "all": False, "limit": 50}
+        )
 
         args = {"query": fx.ECHO_WORD, "allProjects": True, "limit": 20}
         everywhere = await run(client, "claudeMemory.search", args)

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.anyio
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 PROJECT = fx.WORK  # the fixtures' project of the greeting echo (the path does not exist here)
 ECHO = fx.ECHO_WORD
-TOOLS = {"search", "timeline", "get_observations", "forget", "stats", "projects", "why", "tasks", "task"}
+TOOLS = {"search", "timeline", "get_observations", "forget", "stats", "projects", "why", "tasks", "task", "insights"}
 
 
 @pytest.fixture(scope="module")
@@ -269,6 +269,14 @@ async def test_tasks_say_when_there_are_none(store: Store) -> None:
     async with Client(store.params()) as client:
         text_, data = await call(client, "tasks", {})
     assert text_ == "No tasks with that status are remembered for this scope." and data == {"tasks": []}
+
+
+async def test_insights_give_the_preferences_the_user_stated_with_their_citations(store: Store) -> None:
+    async with Client(store.params()) as client:
+        shown, data = await call(client, "insights", {"all_projects": True})
+    (uv,) = [p for p in data["preferences"] if "uv over pip" in p["text"]]
+    assert uv["count"] == 1 and uv["evidence"][0]["citation"] in shown
+    assert shown.startswith("## The user's preferences and rules") and "uv over pip" in shown
 
 
 async def test_stats(store: Store) -> None:

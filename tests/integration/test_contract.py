@@ -54,6 +54,14 @@ def sample_params(transport: Transport, home: Path) -> dict[str, dict[str, Any]]
         "conditions": {"resolved": False},
         "task_correct": {"action": "cancel", "id": transport.call("tasks", {})[0]["id"]},
         "tasks_rebuild": {},
+        "insights": {},
+        "insight": {"id": transport.call("insights", {})["preferences"][0]["id"]},
+        "insight_mark": {"id": transport.call("insights", {})["preferences"][0]["id"], "mark": "pin"},
+        "insights_rebuild": {},
+        "graduate": {"ignore_cooldown": True},
+        "endless": {},
+        "mode": {"set": "endless", "config": {"consolidation": {"min_events": 3}}},
+        "consolidate": {},
         "forget": {"refs": cites[:1], "dry_run": True},
         "embed_wait": {"wait": False},
         "reindex": {},
@@ -96,8 +104,15 @@ def home(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path) -> Path:
     answer = {"type": "tool_result", "tool_use_id": "toolu_t1", "content": "Task #1 created successfully: Ship it"}
     result = {**base, "type": "user", "uuid": "t-u1", "toolUseResult": {"task": {"id": "1", "subject": "Ship it"}},
               "message": {"role": "user", "content": [answer]}}  # fmt: skip
+    # and a prompt stating a rule: a preference for `insight` to show
+    rule = {
+        **base,
+        "type": "user",
+        "uuid": "t-u0",
+        "message": {"role": "user", "content": "always use pnpm here, never npm"},
+    }
     (path / "projects" / "-home-dev-shop" / "tasks.jsonl").write_text(
-        json.dumps(call) + "\n" + json.dumps(result) + "\n"
+        json.dumps(rule) + "\n" + json.dumps(call) + "\n" + json.dumps(result) + "\n"
     )
     return path
 
@@ -212,9 +227,12 @@ def test_the_service_gives_the_same_answers(service: SocketTransport, answers_in
     status = service.call("status")
     assert status["service"]["pid"] != os.getpid() and status["watcher"]["root"].endswith("projects")
     stats = service.call("stats")
-    assert {k: v for k, v in stats.items() if k != "store_bytes"} == {
-        k: v for k, v in answers_in_process["stats"].items() if k != "store_bytes"
+    varies = ("store_bytes", "graduation")  # (the sample `graduate` ran after the sample `stats`)
+    assert {k: v for k, v in stats.items() if k not in varies} == {
+        k: v for k, v in answers_in_process["stats"].items() if k not in varies
     }
+    assert sum(stats["graduation"]["levels"].values()) == stats["events"]
+    assert answers_in_process["graduate"]["graduated"] >= 1  # the sample details counted a use of a full match
 
 
 class Recorder:

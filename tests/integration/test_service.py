@@ -25,34 +25,19 @@ from claude_memory.service.discovery import TranscriptFile
 from claude_memory.service.lock import holder_pid
 from claude_memory.service.memory import Memory
 from claude_memory.wire import spool_capture
+from support import service_proc
 from support.own_fixtures import ECHO_WORD as ECHO
 from support.own_fixtures import WORK
 from support.waiting import wait_for
 
-REPO = Path(__file__).resolve().parents[2]
-HOOK = REPO / "hooks" / "claude-memory-hook"
+REPO = service_proc.REPO
+HOOK = service_proc.HOOK
 
 
-def _env(data: Path, home: Path | None = None) -> dict[str, str]:
-    """The environment of a service or hook: the data directory, and the Claude home a service started by
-    a hook watches (inside Claude Code that is $CLAUDE_CONFIG_DIR or ~/.claude)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE")}
-    env |= {"CLAUDE_MEMORY_HOME": str(data), "CLAUDE_MEMORY_PYTHON": sys.executable}
-    if home is not None:
-        env["CLAUDE_CONFIG_DIR"] = str(home)
-    return env
-
-
-def _serve(data: Path, home: Path, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "claude_memory", "serve", "--claude-home", str(home), *extra],
-        env=_env(data), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-
-
-def _stop(data: Path) -> None:
-    subprocess.run([sys.executable, "-m", "claude_memory", "stop"], env=_env(data), capture_output=True, timeout=60)
-    assert holder_pid(RuntimePaths(data).lock) is None
+_env = service_proc.env
+_serve = service_proc.serve
+_stop = service_proc.stop
+_hook = service_proc.hook
 
 
 @pytest.fixture()
@@ -351,14 +336,6 @@ def test_captures_spooled_while_the_service_is_down_are_applied_once_when_it_sta
     assert sorted(e["id"] for e in found) == reference
     log = (paths.log_dir / "service.log").read_text(encoding="utf-8")
     assert log.count("dropped: not a hook capture") == 2
-
-
-def _hook(data: Path, home: Path, event: str, payload: dict[str, Any]) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([str(HOOK), event], env=_env(data, home), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proc.stdin is not None
-    proc.stdin.write(json.dumps(payload).encode())
-    proc.stdin.close()
-    return proc
 
 
 def test_fifty_hooks_at_once_and_a_service_killed_mid_import_store_every_event_exactly_once(

@@ -16,7 +16,7 @@ from claude_memory.lsp.settings import LspSettings, parse_settings, section_of
 
 
 def test_every_command_has_an_argument_model_and_the_module_is_light() -> None:
-    assert set(p.ARGUMENTS) == set(p.COMMANDS) and len(set(p.COMMANDS)) == len(p.COMMANDS) == 13
+    assert set(p.ARGUMENTS) == set(p.COMMANDS) and len(set(p.COMMANDS)) == len(p.COMMANDS) == 14
     assert all(c.startswith("claudeMemory.") for c in p.COMMANDS)
     code = (
         "import sys, claude_memory.lsp.protocol; print(sorted(m for m in ('pygls', 'lsprotocol') if m in sys.modules))"

@@ -68,12 +68,19 @@ WRITES_TABLES = re.compile(
     r"\s*(INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM|CREATE\s+(OR\s+REPLACE\s+)?TABLE)\b",
     re.IGNORECASE,
 )
-MAY_WRITE = {"writer.py", "keyword.py", "edits.py", "tasks.py", "db.py", "migrations.py", "citations.py"}
+MAY_WRITE = {"writer.py", "keyword.py", "edits.py", "tasks.py", "learning.py", "insights.py", "endless.py", "db.py",
+             "migrations.py", "citations.py"}  # fmt: skip
 RUN_BY = {  # module -> its functions that write, and the one module allowed to call them
     "keyword": ({"stage_tokens", "index_staged", "delete", "drop_orphans", "merge"}, "writer.py"),
     "citations": ({"assign_missing"}, "db.py"),
     "edits": ({"insert_staged", "delete", "finish_backfill"}, "writer.py"),
     "tasks": ({"replace", "forget", "add_correction"}, "writer.py"),
+    "learning": ({"record_uses", "save_levels", "forget"}, "writer.py"),
+    "insights": ({"add", "reset", "set_mark", "forget"}, "writer.py"),
+    "endless": (
+        {"set_config", "set_offset", "add_working", "expire", "prune", "add_continuity", "add_consolidated", "forget"},
+        "writer.py",
+    ),  # fmt: skip
 }
 
 

@@ -29,6 +29,7 @@ from rich.console import Console
 
 from claude_memory import __version__, wire
 from claude_memory.cli import blame as blame_command
+from claude_memory.cli import insights as insights_command
 from claude_memory.cli import lsp as lsp_command
 from claude_memory.cli import mcp as mcp_command
 from claude_memory.cli import model as model_commands
@@ -49,6 +50,7 @@ from claude_memory.cli.common import (
 from claude_memory.cli.report import Bars, report_text
 from claude_memory.client.transport import LONG_TIMEOUT, Transport, connect
 from claude_memory.config import default_data_dir
+from claude_memory.core import graduation
 from claude_memory.core.disclosure import (
     DEFAULT_BUDGET,
     DEFAULT_CONTEXT,
@@ -263,6 +265,7 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
         "service": found["service"],
         "watcher": found["watcher"],
         "spool": found["spool"],
+        "endless": found["endless"],
         "warnings": found["warnings"],
     }
     service = data["service"]
@@ -303,6 +306,52 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
         f"Embedded events: {data['embedded_events']}; waiting: {data['pending']}; failed: {data['failed']}; "
         f"vectors: {data['vectors']}; in the index: {data['index_live']}"
     )
+    typer.echo(endless_line(data["endless"]))
+
+
+def endless_line(e: dict[str, Any]) -> str:
+    """``Mode: endless · working set 47 events · continuity 0.85 (seamless) · 23 consolidated, last 5 min ago``."""
+    if e["mode"] != "endless":
+        return "Mode: session (claude-memory mode endless keeps a working set across sessions)"
+    last = e["last_consolidation"]
+    ago = (
+        _duration(max(0.0, time.time() - datetime.fromisoformat(last.replace("Z", "+00:00")).timestamp()))
+        if last
+        else None
+    )
+    filled = round(e["continuity"] * 10)
+    bar = "█" * filled + "░" * (10 - filled)
+    how = e["transition"] or "no prompts in the last hour"
+    return (
+        f"Mode: endless · working set {e['working_set']} events · continuity {bar} {e['continuity']:.2f} ({how}) · "
+        f"{e['consolidated']} consolidated, " + (f"last {ago} ago" if ago else "never consolidated")
+    )
+
+
+@app.command()
+def mode(
+    ctx: typer.Context,
+    new: Annotated[str | None, typer.Argument(metavar="[endless|session]", help="Switch to this mode.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Endless or session mode (the default). Endless mode keeps a working set of each project's recent events (24 h,
+    at most 100) across sessions, scores how each prompt continues the one before, and consolidates topics that recur
+    into consolidated memories; new sessions then open with that context instead of the last session's summary.
+    Switching to it takes the last week in; switching back keeps everything it made."""
+    if new is not None and new not in ("endless", "session"):
+        fail(f"The mode is endless or session, not {new!r}.", 2)
+    with _transport(ctx) as transport:
+        data = transport.call("mode", {"set": new})
+    _print_json(data) if as_json else typer.echo(endless_line(data))
+
+
+@app.command()
+def consolidate(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Run endless mode's consolidation now (the service runs it when 100 events wait, after 30 idle minutes, or
+    hourly): each topic that recurs in the working set becomes a consolidated memory."""
+    with _transport(ctx) as transport:
+        data = transport.call("consolidate", {"force": True})
+    _print_json(data) if as_json else typer.echo(f"{data['created']} consolidated memories made.")
 
 
 @app.command()
@@ -513,6 +562,9 @@ def show(
     typer.echo(
         f"Source {src['path']}:{src['line_start']}-{src['line_end']} (bytes {src['byte_start']}-{src['byte_end']})"
     )
+    last = (data["last_used"] or "?")[:16]
+    used = f"Used {data['citation_uses']} times in {data['sessions_used']} sessions, last {last}"
+    typer.echo(f"{used} · level {graduation.name(data['level'])}")
     typer.echo("─" * 40)
     typer.echo(data["text"])
     typer.echo("─" * 40)
@@ -644,6 +696,12 @@ def stats(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     masked = data.get("secrets_masked_by_kind") or {}
     if masked:
         typer.echo("Secrets masked, by kind: " + ", ".join(f"{kind} {count}" for kind, count in masked.items()))
+    levels = data["graduation"]["levels"]
+    typer.echo(
+        "Levels: "
+        + ", ".join(f"{level} {count}" for level, count in levels.items())
+        + f" (graduation last run: {data['graduation']['last_run'] or 'never'})"
+    )
 
 
 # ---------------------------------------------------------------------- forget
@@ -702,6 +760,7 @@ plugin_commands.register(app)
 model_commands.register(app, _transport)
 blame_command.register(app, _transport)
 tasks_command.register(app, _transport)
+insights_command.register(app, _transport)
 
 
 def main(argv: list[str] | None = None) -> None:

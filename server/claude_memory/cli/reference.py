@@ -25,6 +25,11 @@ COMMANDS = (
     "task",
     "blocked",
     "conditions",
+    "insights",
+    "prefs",
+    "graduate",
+    "mode",
+    "consolidate",
     "status",
     "reindex",
     "forget",
@@ -40,7 +45,8 @@ COMMANDS = (
 )
 GROUPS = {
     "model": ("status", "fetch", "use", "remove"),
-    "task": ("show", "rebuild"),
+    "task": ("show", "close", "merge", "rebuild"),
+    "prefs": ("show", "pin", "forget", "unmark", "rebuild"),
 }  # command groups: their commands are documented too
 _ENV = {"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb", "CLAUDE_MEMORY_HOME": "~/.local/share/claude-memory"}
 

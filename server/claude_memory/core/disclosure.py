@@ -106,11 +106,13 @@ class IndexEntry:
     timestamp: str | None  # ISO-8601 UTC
     session_id: str
     project: str | None
+    duplicates: tuple[str, ...] = ()  # citations of near-duplicates folded into it (core/duplicates.py)
 
     def text(self) -> str:
         return (
             f"#{self.rank} [{_ref(self.citation, self.id)}] {self.type} · {_when(self.timestamp)} · "
-            f"session {self.session_id[:8]} · score {self.score:.3f} ({self.confidence}) · {self.summary}\n"
+            f"session {self.session_id[:8]} · score {self.score:.3f} ({self.confidence}) · {self.summary}"
+            f"{_also(self.duplicates)}\n"
         )
 
     @property
@@ -130,7 +132,15 @@ class IndexEntry:
             "session_id": self.session_id,
             "project": self.project,
             "tokens": self.tokens,
+            "duplicates": list(self.duplicates),
         }
+
+
+def _also(duplicates: Sequence[str]) -> str:
+    """`` (×3, also [mem:b] [mem:c])`` for an entry that stands for near-duplicates too."""
+    if not duplicates:
+        return ""
+    return f" (×{len(duplicates) + 1}, also {' '.join(f'[{c}]' for c in duplicates)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +314,10 @@ class Details:
     source: dict[str, Any]  # path, line_start, line_end, byte_start, byte_end, uuid
     metadata: dict[str, Any]
     neighbours: tuple[TimelineItem, ...]
-    citation_uses: int = 0  # filled in when the details are shown (never cached)
+    citation_uses: int = 0  # filled in when the details are shown (never cached), as are the three below
+    sessions_used: int = 0  # distinct sessions its uses reached
+    last_used: str | None = None  # ISO-8601
+    level: int = 0  # graduation level (core/graduation.py)
 
     def text(self) -> str:
         src = self.source
@@ -345,6 +358,9 @@ class Details:
             "tools": [t.to_json() for t in self.tools],
             "tokens": self.tokens,
             "citation_uses": self.citation_uses,
+            "sessions_used": self.sessions_used,
+            "last_used": self.last_used,
+            "level": self.level,
             "neighbours": [n.to_json() for n in self.neighbours],
         }
 

@@ -91,13 +91,15 @@ class Recall:
     session_id: str
     text: str
     confidence: str  # high | suggested
+    also: tuple[str, ...] = ()  # citations of near-duplicates it stands for (core/duplicates.py)
 
 
 def _line(recall: Recall) -> str:
     day = (recall.timestamp or "")[:10] or "undated"
     width = HIGH_EXCERPT if recall.confidence == "high" else SUGGESTED_EXCERPT
     said = _SAID.get(recall.type, recall.type)
-    return f"- [{recall.citation}] {day}, session {recall.session_id[:8]}: {said}: {clip(recall.text, width)}\n"
+    also = f" (×{len(recall.also) + 1}, also {' '.join(f'[{c}]' for c in recall.also)})" if recall.also else ""
+    return f"- [{recall.citation}] {day}, session {recall.session_id[:8]}{also}: {said}: {clip(recall.text, width)}\n"
 
 
 def _fit(header: str, lines: Sequence[str], footer: str, budget: int, max_chars: int) -> tuple[str, int]:
@@ -122,7 +124,7 @@ def prompt_context(recalls: Sequence[Recall], budget: int, max_chars: int = MAX_
     footer = "The claude-memory MCP tools (timeline, get_observations) show a [mem:…] memory's full text and context.\n"
     lines = [_line(r) for r in recalls]
     text, _ = _fit(header, lines, footer, budget, max_chars)
-    return text, [r.citation for r, line in zip(recalls, lines, strict=True) if line in text]
+    return text, [c for r, line in zip(recalls, lines, strict=True) if line in text for c in (r.citation, *r.also)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +143,53 @@ def _task_line(task: OpenTask) -> str:
     return f"- {task.status.replace('_', ' ')}: {clip(task.title, 160)}{cite}{blocked}\n"
 
 
+@dataclass(frozen=True, slots=True)
+class StatedPreference:
+    """A preference or rule the user stated in earlier sessions (core/insights.py), as SessionStart gives it."""
+
+    text: str  # its latest statement
+    citation: str | None  # of that statement
+    count: int  # how many times it was stated
+
+
+PREFERENCES_CHARS: Final = 600
+
+
+def _preference_line(pref: StatedPreference) -> str:
+    cite = f" [{pref.citation}]" if pref.citation else ""
+    times = f" (stated {pref.count} times)" if pref.count > 1 else ""
+    return f"- {clip(pref.text, 200)}{cite}{times}\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Continuing:
+    """Endless mode's opening (seed §9.6): how this prompt stream continues, the working set, consolidated memories."""
+
+    transition: str  # seamless | topic_shift | break
+    score: float
+    working: tuple[Recall, ...]  # the working set's most relevant events (at most 5)
+    consolidated: tuple[tuple[tuple[str, ...], str], ...]  # (topics, summary), the best first (at most 3)
+
+
+_TRANSITION_ICON: Final = {"seamless": "🔗", "topic_shift": "↪️", "break": "🆕"}
+
+
+def _continuing(c: Continuing) -> str:
+    icon = _TRANSITION_ICON.get(c.transition, "🆕")
+    text = f"{icon} Context: {c.transition} (score: {c.score:.2f}); endless mode: no session boundary.\n"
+    if c.working:
+        text += "Recent context (working set):\n" + "".join(
+            f"- {(r.timestamp or '')[:16].replace('T', ' ')} [{r.type}] {clip(r.text, 80)} [{r.citation}]\n"
+            for r in c.working
+        )
+    if c.consolidated:
+        text += "Related knowledge (consolidated):\n" + "".join(
+            f"- {', '.join(topics[:3])}: {clip(summary.replace(chr(10), ' '), 100)}\n"
+            for topics, summary in c.consolidated
+        )
+    return text
+
+
 def session_context(
     project: str | None,
     last_summary: str | None,
@@ -148,17 +197,31 @@ def session_context(
     budget: int,
     max_chars: int = MAX_CHARS,
     tasks: Sequence[OpenTask] = (),
+    preferences: Sequence[StatedPreference] = (),
+    continuing: Continuing | None = None,
 ) -> str:
-    """The SessionStart injection: the project's last session summary, its open tasks (in progress and blocked
-    first) and its most recent memories."""
-    if not last_summary and not recent and not tasks:
+    """The SessionStart injection: the project's last session summary, the user's preferences for it (at most
+    :data:`PREFERENCES_CHARS` characters), its open tasks (in progress and blocked first) and its most recent
+    memories. In endless mode (``continuing``), the continuity line, the working set and consolidated memories stand
+    where the last session and its recent memories would."""
+    if continuing is not None:
+        last_summary, recent = None, ()
+    if not last_summary and not recent and not tasks and not preferences and continuing is None:
         return ""
     where = f"project {project}" if project else "this directory"
     header = f"claude-memory has {where} in its records from earlier Claude Code sessions.\n"
     if last_summary:
         header += f"Last session: {clip(last_summary, 1500)}\n"
+    if continuing is not None:
+        header += _continuing(continuing)
     if estimate_tokens(header) > budget or len(header) > max_chars:
         return ""
+    if preferences:
+        title = "Your preferences for this project, as you stated them in earlier sessions:\n"
+        lines = [_preference_line(p) for p in preferences]
+        section, kept = _fit(title, lines, "", budget, PREFERENCES_CHARS)
+        fits = estimate_tokens(header + section) <= budget and len(header + section) <= max_chars
+        header = header + section if kept and fits else header
     if tasks:
         listed, kept = _fit(header + "Open tasks from earlier sessions:\n", [_task_line(t) for t in tasks], "",
                             budget, max_chars)  # fmt: skip

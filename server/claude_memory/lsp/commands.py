@@ -124,6 +124,10 @@ async def task(ls: MemoryLanguageServer, args: p.TaskArgs, token: Any) -> Any:
     return await ls.call("task", {"id": args.id})
 
 
+async def insights(ls: MemoryLanguageServer, args: p.InsightsArgs, token: Any) -> Any:
+    return await ls.call("insights", {"project": scope(ls, args), "all": args.all, "limit": args.limit})
+
+
 async def status(ls: MemoryLanguageServer, args: p.StatusArgs, token: Any) -> Any:
     own = {
         "version": __version__,
@@ -191,6 +195,7 @@ RUNNERS: Final[dict[str, Runner]] = {
     p.BLAME: blame,
     p.WHY: why,
     p.TASKS: tasks,
+    p.INSIGHTS: insights,
     p.TASK: task,
 }
 

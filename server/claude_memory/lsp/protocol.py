@@ -29,9 +29,10 @@ BLAME: Final = "claudeMemory.blame"
 WHY: Final = "claudeMemory.why"
 TASKS: Final = "claudeMemory.tasks"
 TASK: Final = "claudeMemory.task"
+INSIGHTS: Final = "claudeMemory.insights"
 
 COMMANDS: Final[tuple[str, ...]] = (
-    SEARCH, TIMELINE, SHOW, FORGET, STATS, IMPORT, STATUS, SESSIONS, FILE_HISTORY, BLAME, WHY, TASKS, TASK,
+    SEARCH, TIMELINE, SHOW, FORGET, STATS, IMPORT, STATUS, SESSIONS, FILE_HISTORY, BLAME, WHY, TASKS, TASK, INSIGHTS,
 )  # fmt: skip
 
 Mode = Literal["keyword", "semantic", "hybrid"]
@@ -159,6 +160,14 @@ class WhyArgs(Arguments):
         return self
 
 
+class InsightsArgs(Scoped):
+    """The user's stated preferences and repeated topics in the scope (``project``, else every project with
+    ``allProjects``, else the workspace's); ``all`` adds superseded and forgotten preferences."""
+
+    all: bool = False
+    limit: int = Field(default=50, ge=1, le=1_000)
+
+
 class TasksArgs(Scoped):
     """Tasks of the scope (``project``, else every project with ``allProjects``, else the workspace's);
     ``status`` filters (default: every status), ``open`` keeps the open ones."""
@@ -189,6 +198,7 @@ ARGUMENTS: Final[Mapping[str, type[Arguments]]] = MappingProxyType(
         WHY: WhyArgs,
         TASKS: TasksArgs,
         TASK: TaskArgs,
+        INSIGHTS: InsightsArgs,
     }
 )
 

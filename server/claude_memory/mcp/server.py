@@ -54,6 +54,9 @@ suggested, none). It searches the current project; all_projects=true searches ev
 At the start of work in a project, `tasks` lists what earlier sessions planned and left open (`task` shows one with \
 its history): pick those up instead of planning the same work again.
 
+`insights` lists the rules and preferences the user stated in earlier sessions ("always use pnpm", "never push \
+without the tests"), each with its cited statements: follow them unless the user says otherwise now.
+
 Before you change code written in an earlier session, `why` (a file and its lines) says which conversation \
 wrote them and what the user asked for.
 
@@ -286,6 +289,17 @@ class MemoryTools:
         history, each step with the citation of the tool call it came from."""
         return self._run(lambda: mcp_text.task(self.gateway.call("task", {"id": id})))
 
+    def insights(
+        self,
+        all_projects: Annotated[
+            bool, Field(description="Every project's preferences, not just the current one's.")
+        ] = False,
+    ) -> CallToolResult:
+        """The rules and preferences the user stated in earlier sessions, each with how often and its cited
+        statements (a later contrary one replaces an earlier one), and the topics they keep asking about."""
+        params = {"project": None if all_projects else self.settings.project}
+        return self._run(lambda: mcp_text.insights(self.gateway.call("insights", params)))
+
     def projects(
         self, limit: Annotated[int, field(ProjectsParams, "limit", le=mcp_text.MAX_RESULTS)] = 20
     ) -> CallToolResult:
@@ -338,6 +352,7 @@ def build_server(settings: McpSettings) -> MemoryServer:
     server.add_tool(tools.why, name="why", annotations=READ_ONLY)
     server.add_tool(tools.tasks, name="tasks", annotations=READ_ONLY)
     server.add_tool(tools.task, name="task", annotations=READ_ONLY)
+    server.add_tool(tools.insights, name="insights", annotations=READ_ONLY)
     return server
 
 

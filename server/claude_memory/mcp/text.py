@@ -200,6 +200,9 @@ def _detail_head(item: dict[str, Any]) -> str:
     if item.get("agent_id"):
         parts.append(f" · subagent {item['agent_id']}")
     parts.append(f"\nSource: {src.get('path')}:{src.get('line_start')}-{src.get('line_end')}\n")
+    if item.get("citation_uses"):
+        sessions, level = item.get("sessions_used", 0), item.get("level", 0)
+        parts.append(f"Used {item['citation_uses']} times in {sessions} sessions · level L{level}\n")
     if item.get("files"):
         parts.append(f"Files: {', '.join(str(f) for f in item['files'])}\n")
     for tool in item.get("tools") or []:
@@ -355,4 +358,23 @@ def task(data: dict[str, Any]) -> ToolText:
         why = f" ({h['reason']})" if h.get("reason") else ""
         cite = f" [{h['citation']}]" if h.get("citation") else ""
         lines.append(f"- {when(h['timestamp'])} {h['type']} {what}{why}{cite}\n")
+    return ToolText(clip("".join(lines), MAX_CHARS), dict(data))
+
+
+def insights(data: dict[str, Any]) -> ToolText:
+    """The user's standing preferences (and repeated topics), one line each with its citations."""
+    prefs = list(data.get("preferences", []))
+    topics = list(data.get("topics", []))
+    if not prefs and not topics:
+        return ToolText("No preferences or repeated topics are remembered for this scope.", dict(data))
+    lines = []
+    if prefs:
+        lines.append("## The user's preferences and rules (from earlier sessions)\n")
+        for p in prefs:
+            cites = " ".join(f"[{e['citation']}]" for e in p["evidence"][-3:] if e.get("citation"))
+            scope = "" if p.get("scope") else " (every project)"
+            lines.append(f"- {clip(p['text'], 200)}{scope} · stated {p['count']}× {cites}\n")
+    if topics:
+        lines.append("\n## Topics the user keeps asking about\n")
+        lines += [f"- {clip(t['key'], 100)} · {t['count']}×\n" for t in topics[:10]]
     return ToolText(clip("".join(lines), MAX_CHARS), dict(data))

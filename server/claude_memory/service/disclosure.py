@@ -87,6 +87,7 @@ def search_index(hits: Sequence[SearchHit], meta: Mapping[str, Any]) -> SearchIn
             timestamp=from_store_time(hit.event.ts),
             session_id=hit.event.session_id,
             project=hit.event.project,
+            duplicates=tuple(render(e.citation) for e in hit.duplicates if e.citation),
         )
         for rank, hit in enumerate(hits, start=1)
     )

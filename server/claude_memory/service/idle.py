@@ -1,7 +1,9 @@
 """What the memory service does when its worker has nothing queued: fold new task calls into the task projection
-(:mod:`claude_memory.service.tasks`), embed a small batch (then a batch of a model switch,
-:mod:`claude_memory.service.model_switch`), save the vector index now and then, count the citations the hooks
-injected, and stop once its own code changed on disk.
+(:mod:`claude_memory.service.tasks`) and new prompts into the insights (:mod:`claude_memory.service.insights`), run
+the graduation worker every 5 minutes (:mod:`claude_memory.service.graduation`) and endless mode's consolidation
+when due (:mod:`claude_memory.service.endless`), embed a small batch (then a batch of a model switch,
+:mod:`claude_memory.service.model_switch`), save the vector index now and then, count the memories the hooks injected
+as used, and stop once its own code changed on disk.
 
 Runs in the worker thread (the worker's idle callback), except :meth:`IdleWork.count_uses` and
 :meth:`IdleWork.saw_request`, which any thread may call.
@@ -14,10 +16,12 @@ import threading
 import time
 from collections.abc import Callable
 
+from claude_memory.core import graduation
 from claude_memory.service.codeversion import CodeVersion
 from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.memory import Memory
 from claude_memory.service.worker import Worker
+from claude_memory.store.learning import Use
 
 log = logging.getLogger("claude_memory.service")
 
@@ -34,6 +38,7 @@ SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if 
 # many seconds, and stops only when nothing is queued and no request came for as long.
 UPGRADE_CHECK_SECONDS = 5.0
 UPGRADE_QUIET_SECONDS = 5.0
+CONSOLIDATION_CHECK_SECONDS = 60.0
 
 
 class IdleWork:
@@ -41,7 +46,7 @@ class IdleWork:
         self,
         memory: Callable[[], Memory | None],
         worker: Worker,
-        record_uses: Callable[[list[str]], None],
+        record_uses: Callable[[list[Use]], None],
         stop: Callable[[], None],
         stopping: threading.Event,
     ) -> None:
@@ -57,10 +62,12 @@ class IdleWork:
         # Citations injected by the context hooks, counted as used when the service is quiet: each write is a
         # commit (~5 ms), and the next hook should not start while the service is busy with it.
         self._uses_lock = threading.Lock()
-        self._pending_uses: list[str] = []
+        self._pending_uses: list[Use] = []
         self.code = CodeVersion()  # this package: its change on disk (an upgrade) stops the service
         self._code_checked = time.monotonic()
         self._last_request = 0.0  # monotonic time of the last request of any kind
+        self._graduated = time.monotonic()  # the graduation worker's last pass (the first comes one period after start)
+        self._consolidation_checked = 0.0  # endless mode's triggers, looked at every minute
         self.fetch_model: Callable[[], object] | None = None  # starts a download of a missing model (the host's)
 
     def events_added(self) -> None:
@@ -70,9 +77,9 @@ class IdleWork:
     def saw_request(self) -> None:
         self._last_request = time.monotonic()
 
-    def count_uses(self, citations: list[str]) -> None:
+    def count_uses(self, found: list[Use]) -> None:
         with self._uses_lock:
-            self._pending_uses.extend(citations)
+            self._pending_uses.extend(found)
 
     def step(self) -> bool:
         """Embed one small batch (or start fetching a missing model); save the index now and then. True if there
@@ -87,6 +94,16 @@ class IdleWork:
         if self.tasks_due and not memory.read_only:
             self.tasks_due = False
             memory.tasks.refresh()  # new events may be task calls: fold them now, not in the next SessionStart
+            memory.insights.refresh()  # and prompts stating rules
+            if memory.endless.refresh():  # and, in endless mode, the working set (its size may call for consolidation)
+                self._consolidation_checked = 0.0
+        if not memory.read_only and now - self._consolidation_checked >= CONSOLIDATION_CHECK_SECONDS:
+            self._consolidation_checked = now
+            memory.endless.consolidate()  # when one of its triggers holds (endless mode only)
+        if quiet and not memory.read_only and now - self._graduated >= graduation.INTERVAL_SECONDS:
+            self.flush_uses()  # the uses counted so far, then the levels they earn
+            self._graduated = now
+            memory.graduation.run()
         if not memory.model_ready():  # a download (on its own thread) brings it, unless not allowed
             if self.fetch_model is not None and memory.embedder.fetchable:
                 self.fetch_model()

@@ -34,15 +34,19 @@ from claude_memory.service import disclosure
 from claude_memory.service.disclosure import LayerCache
 from claude_memory.service.discovery import Discovery, TranscriptFile, discover
 from claude_memory.service.embedding import EmbeddingWorker
+from claude_memory.service.endless import Endless
+from claude_memory.service.graduation import Graduation
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
+from claude_memory.service.insights import Insights
 from claude_memory.service.model_switch import ModelSwitch
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.provenance import Provenance
 from claude_memory.service.search import Retrieval, SearchHit, search
 from claude_memory.service.tasks import TaskProjector
-from claude_memory.store import db, edits, files, forget, health, ledger, model_files, queries
+from claude_memory.store import db, edits, files, forget, health, learning, ledger, model_files, queries
 from claude_memory.store.embedder import DEFAULT_MODEL, Embedder
 from claude_memory.store.eventmap import EventMap
+from claude_memory.store.learning import Use
 from claude_memory.store.ledger import ForgetLedger
 from claude_memory.store.postings import PostingsIndex, idf
 from claude_memory.store.queries import StoredEvent
@@ -96,6 +100,9 @@ class Memory:
         self.switch = ModelSwitch(self)  # a change of embedding model in progress (claude-memory model use)
         self.provenance = Provenance(self)  # which conversation wrote which line (blame)
         self.tasks = TaskProjector(self)  # tasks that survive sessions, folded from the task tool calls
+        self.graduation = Graduation(self)  # levels L0 -> L4 from the access metrics
+        self.insights = Insights(self)  # preferences and repeated topics from the prompts
+        self.endless = Endless(self)  # endless mode: working set, consolidation, continuity
         if not read_only and edits.backfill_pending(self.con):
             self.provenance.backfill()  # once, for editing calls stored before edit records existed
 
@@ -299,6 +306,7 @@ class Memory:
         data["data_dir"] = str(self.data_dir)
         db_file = self.data_dir / db.DB_FILE
         data["store_bytes"] = db_file.stat().st_size if db_file.exists() else 0
+        data["graduation"] = self.graduation.stats()
         return data
 
     def resolve(self, ref: str) -> StoredEvent | None:
@@ -435,8 +443,11 @@ class Memory:
         citation = citations.parse(found.citation) if found.citation else None
         if citation is None:
             return found
-        self.writer.record_citation_uses([citation], via)
-        return replace(found, citation_uses=queries.citation_uses(self.con, citation))
+        self.writer.record_uses([Use(citation, via, None, 1.0)])  # asked for by name: a full match
+        used = learning.access(self.con, citation)
+        level = learning.levels(self.con, [found.id]).get(found.id, 0)
+        last = db.from_store_time(used.last)
+        return replace(found, citation_uses=used.count, sessions_used=used.sessions, last_used=last, level=level)
 
     # ------------------------------------------------------------------ forget
 

@@ -25,8 +25,10 @@ from claude_memory.core.edits import EDIT_TOOLS
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.injection import (
     NO_TOPIC,
+    Continuing,
     OpenTask,
     Recall,
+    StatedPreference,
     informative,
     prompt_context,
     relevant,
@@ -41,6 +43,7 @@ from claude_memory.service.projects import ProjectResolver
 from claude_memory.service.provenance import read_text
 from claude_memory.store import queries, sessions
 from claude_memory.store.db import from_store_time
+from claude_memory.store.learning import Use
 
 CANDIDATES: Final = 8
 INJECTED: Final = 5  # LoCoMo dev: 68 % of the evidence at ~1,300 characters a prompt (bench/dev_eval.py)
@@ -90,14 +93,24 @@ class Recaller:
         why = relevant(words, best_cosine, best["coverage"], best["keyword"] / (self.memory.rarest_idf() or 1.0))
         if why is not None:
             return {"additional_context": "", "citations": [], "reason": why, "meta": meta}
-        recalls = [
-            Recall(render(e.citation), e.type, from_store_time(e.ts), e.session_id, e.text, h.confidence)
-            for h in hits
-            if (e := h.event).citation is not None and e.session_id != payload.session_id
-        ][:INJECTED]
+        recalls: list[Recall] = []
+        matched: dict[str, float] = {}
+        for hit in hits:  # each with its near-duplicates, from other sessions only
+            same = [e for e in (hit.event, *hit.duplicates) if e.citation and e.session_id != payload.session_id]
+            if not same or len(recalls) >= INJECTED:
+                continue
+            e, cites = same[0], tuple(render(d.citation or "") for d in same)
+            recalls.append(
+                Recall(cites[0], e.type, from_store_time(e.ts), e.session_id, e.text, hit.confidence, cites[1:])
+            )
+            breakdown = hit.components or {}
+            match = breakdown.get("cosine" if semantic else "coverage")  # keyword only: the share of words found
+            if match is not None:
+                matched.update(dict.fromkeys(cites, round(float(match), 4)))
         text, cited = prompt_context(recalls, budget, PROMPT_CHARS)
+        scores = {c: matched[c] for c in cited if c in matched}
         reason = None if text else "Nothing in memory is relevant enough to this prompt."
-        return {"additional_context": text, "citations": cited, "reason": reason, "meta": meta}
+        return {"additional_context": text, "citations": cited, "scores": scores, "reason": reason, "meta": meta}
 
     def _before_edit(self, payload: HookPayload) -> dict[str, Any]:
         """Before Claude edits a file: the earlier sessions' prompts behind the lines it is about to change, once
@@ -122,9 +135,9 @@ class Recaller:
             self._noted.popitem(last=False)
         return {"additional_context": note, "citations": list(dict.fromkeys(CITATION.findall(note))), "reason": None}
 
-    def record_uses(self, citations: list[str]) -> None:
-        """Count the citations a context answer injected as used (the service does it after answering)."""
-        self.memory.writer.record_citation_uses([c.removeprefix("mem:") for c in citations], "hook")
+    def record_uses(self, uses: list[Use]) -> None:
+        """Count the memories context answers injected as used (the service does it when quiet, in one batch)."""
+        self.memory.writer.record_uses(uses)
 
     def _session_start(self, payload: HookPayload, project: str | None, budget: int) -> dict[str, Any]:
         if project is None:
@@ -138,10 +151,33 @@ class Recaller:
             if e.citation is not None and e.session_id != payload.session_id and not e.metadata.get("command")
         ][:RECENT_PROMPTS]
         tasks = self._open_tasks(project)
-        text = session_context(project, summary, recent, budget, tasks=tasks)
-        cited = [c for c in (*(r.citation for r in recent), *(t.citation for t in tasks)) if c and c in text]
+        prefs = [
+            StatedPreference(p["text"], p["citation"], p["count"]) for p in self.memory.insights.for_session(project)
+        ]
+        continuing = self._continuing(project)
+        text = session_context(project, summary, recent, budget, tasks=tasks, preferences=prefs, continuing=continuing)
+        working = continuing.working if continuing else ()
+        listed = (
+            *(r.citation for r in (*recent, *working)),
+            *(t.citation for t in tasks),
+            *(p.citation for p in prefs),
+        )
+        cited = list(dict.fromkeys(c for c in listed if c and c in text))
         reason = None if text else "No earlier sessions of this project are in memory."
         return {"additional_context": text, "citations": cited, "reason": reason}
+
+    def _continuing(self, project: str) -> Continuing | None:
+        """Endless mode's opening for the project (None in session mode)."""
+        found = self.memory.endless.session_context(project)
+        if found is None:
+            return None
+        working = tuple(
+            Recall(w["citation"], w["type"], w["timestamp"], "", w["text"], SUGGESTED)
+            for w in found["working_set"]
+            if w["citation"]
+        )
+        consolidated = tuple((tuple(c["topics"]), c["summary"]) for c in found["consolidated"])
+        return Continuing(found["transition"], found["score"], working, consolidated)
 
     def _open_tasks(self, project: str) -> list[OpenTask]:
         """The project's open tasks, in progress first, then blocked, then pending (at most OPEN_TASKS)."""
@@ -162,3 +198,10 @@ class Recaller:
     def _summarise(self, session_id: str) -> str | None:
         facts = session_facts(self.memory, session_id)
         return session_summary(facts) if facts is not None else None
+
+
+def uses(answer: dict[str, Any], session_id: str) -> list[Use]:
+    """The accesses a context answer stands for: each memory it injected, in the session it reached, with how well
+    it matched (none measured for a listing: SessionStart's recent prompts, a PreToolUse note)."""
+    scores = answer.get("scores") or {}
+    return [Use(c.removeprefix("mem:"), "hook", session_id, scores.get(c)) for c in answer["citations"]]

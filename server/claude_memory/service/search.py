@@ -9,13 +9,14 @@ import contextlib
 import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
 import numpy as np
 import numpy.typing as npt
 
+from claude_memory.core.duplicates import fold
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.ranking import HYBRID, KEYWORD, Facts, Floats, Fused, Scope, Weights, confidence, fuse
 from claude_memory.core.timeexpr import TimeWindow, asks_when, find_window
@@ -28,6 +29,7 @@ from claude_memory.store.queries import StoredEvent, events_by_ids
 from claude_memory.store.vector_index import VectorIndex
 
 SNIPPET_CHARS = 240
+FOLD_SLACK = 5  # hits ranked past the limit, to fill the places of near-duplicates folded into better ones
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -38,13 +40,25 @@ class SearchHit:
     snippet: str
     components: dict[str, float] | None = None  # the score breakdown (see core.ranking.fuse)
     confidence: str = "none"  # high | suggested | none (claude_memory.core.ranking.confidence)
+    duplicates: tuple[StoredEvent, ...] = ()  # lower-ranked events with the same (or nearly the same) text
 
     def to_json(self) -> dict[str, Any]:
         data = self.event.to_json(text=self.snippet)
         head: dict[str, Any] = {"id": data.pop("id"), "score": round(self.score, 6), "confidence": self.confidence}
         if self.components is not None:
             head["score_breakdown"] = {k: round(v, 6) for k, v in self.components.items()}
-        return {**head, **data}
+        return {**head, **data, "duplicates": [_duplicate(e) for e in self.duplicates]}
+
+
+def _duplicate(event: StoredEvent) -> dict[str, Any]:
+    data = event.to_json()
+    return {key: data[key] for key in ("id", "citation", "timestamp", "session_id", "project")}
+
+
+def collapse(hits: list[SearchHit]) -> list[SearchHit]:
+    """The hits, near-duplicates folded into the best ranked of each group (:mod:`claude_memory.core.duplicates`)."""
+    groups = fold([h.event.text for h in hits])
+    return [replace(hits[g[0]], duplicates=tuple(hits[n].event for n in g[1:])) for g in groups]
 
 
 def snippet(text: str, stems: list[str], width: int = SNIPPET_CHARS) -> str:
@@ -213,13 +227,13 @@ def search(
     found = gather(con, retrieval, query, filters, limit, mode, scope)
     stems, window, degraded, partial = found.stems, found.window, found.degraded, found.partial
     fused = found.fuse()
-    ranked = fused.top(limit)
+    ranked = fused.top(limit + FOLD_SLACK)  # a few more, for the near-duplicates folded away
     events = events_by_ids(con, [r.event_id for r in ranked])
-    hits = [
+    hits = collapse([
         SearchHit(events[r.event_id], r.score, snippet(events[r.event_id].text, stems), r.breakdown, confidence(r))
         for r in ranked
         if r.event_id in events
-    ]
+    ])[:limit]  # fmt: skip
     meta = {
         "query": query,
         "mode": mode if not degraded else "keyword",

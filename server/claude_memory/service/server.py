@@ -43,12 +43,13 @@ from claude_memory.service.memory import Memory
 from claude_memory.service.model_fetch import ModelFetcher, remove_model
 from claude_memory.service.operations import registry
 from claude_memory.service.operations.lifecycle import identity
-from claude_memory.service.recall import ContextParams, Recaller
+from claude_memory.service.recall import ContextParams, Recaller, uses
 from claude_memory.service.spool import drain
 from claude_memory.service.watcher import DEBOUNCE_SECONDS, Debouncer, TranscriptWatcher
 from claude_memory.service.worker import BACKGROUND, INTERACTIVE, LONG, URGENT, ServiceStopping, Worker
 from claude_memory.store.db import StoreBusyError, StoreDamagedError
 from claude_memory.store.embedder import DEFAULT_MODEL
+from claude_memory.store.learning import Use
 from claude_memory.wire import OpError
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ class MemoryService:
         self.operations = registry()
         self.worker = Worker(idle=lambda: self.idle.step())
         self.idle = IdleWork(lambda: self._memory, self.worker, self._record_uses, self.stop, self.stopping)
+        self._delivery = threading.local()  # per connection thread: the uses of a hook answer not yet written
         self.fetcher = ModelFetcher(options.data_dir, DEFAULT_MODEL, self._model_arrived)
         self.idle.fetch_model = self.fetcher.start
         self.watcher = TranscriptWatcher(options.claude_home / "projects", self._changed)
@@ -246,8 +248,8 @@ class MemoryService:
             self.idle.events_added()
         return result
 
-    def _record_uses(self, citations: list[str]) -> None:
-        self.recaller.record_uses(citations)
+    def _record_uses(self, found: list[Use]) -> None:
+        self.recaller.record_uses(found)
 
     # ------------------------------------------------------------------ requests
 
@@ -315,8 +317,10 @@ class MemoryService:
         even while the worker is busy, and applied by the worker soon after."""
         fields = {**payload, "hook_event_name": event}
         parsed = HookPayload.model_validate(fields)  # a payload the service could not use is refused now
-        if event in wire.CONTEXT_EVENTS:
-            return hook_output(event, self._context(ContextParams(payload=parsed))["additional_context"])
+        if event in wire.CONTEXT_EVENTS:  # what it injects counts as used once the answer reached the hook
+            return hook_output(
+                event, self._context(ContextParams(payload=parsed), on_delivery=True)["additional_context"]
+            )
         wire.spool_capture(self.paths, fields)
         self.request_drain()
         return None
@@ -324,10 +328,14 @@ class MemoryService:
     def context(self, payload: dict[str, Any], budget: int) -> dict[str, Any]:
         return self._context(ContextParams(payload=HookPayload.model_validate(payload), budget=budget))
 
-    def _context(self, params: ContextParams) -> dict[str, Any]:
+    def _context(self, params: ContextParams, *, on_delivery: bool = False) -> dict[str, Any]:
         started = time.perf_counter()
         answer: dict[str, Any] = self._call(lambda: self.recaller.context(params), INTERACTIVE)
-        self.idle.count_uses(answer["citations"])
+        used = uses(answer, params.payload.session_id)
+        if on_delivery:
+            self._delivery.uses = used  # counted by delivered(), once the answer is written
+        else:
+            self.idle.count_uses(used)
         log.info(
             "%s context: %d characters, %d citations, %.0f ms%s",
             params.payload.hook_event_name,
@@ -337,6 +345,13 @@ class MemoryService:
             f" ({answer['reason']})" if answer.get("reason") else "",
         )
         return answer
+
+    def delivered(self, written: bool) -> None:
+        """The connection's thread wrote its answer (or failed to: the hook had given up waiting): what that answer
+        injected counts as used only if it arrived. 50 hooks at once count exactly what they were given."""
+        found, self._delivery.uses = getattr(self._delivery, "uses", None), None
+        if written and found:
+            self.idle.count_uses(found)
 
     def capture(self, payload: dict[str, Any]) -> dict[str, Any]:
         return self._apply_capture(HookPayload.model_validate(payload))
@@ -543,7 +558,9 @@ class _Handler(socketserver.StreamRequestHandler):
             try:
                 self._write(wire.dumps(response) + b"\n")
             except OSError:
+                service.delivered(False)
                 return
+            service.delivered(True)
 
 
 class _SocketServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):

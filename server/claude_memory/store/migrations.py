@@ -279,4 +279,74 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         );
         """,
     ),
+    (
+        "0014_learning",
+        """
+        -- Access metrics (seed §4.2, kept in the store so that short-lived hook processes count): each use of a
+        -- citation says which session it reached (NULL: a person outside a session, e.g. the CLI) and how well the
+        -- memory matched what was asked (cosine for an injection, 1.0 for a memory asked for by its citation).
+        ALTER TABLE citation_uses ADD COLUMN session_id VARCHAR;
+        ALTER TABLE citation_uses ADD COLUMN confidence DOUBLE;
+        -- Graduation L0 -> L4 (core/graduation.py): an event without a row is L0.
+        CREATE TABLE memory_levels (
+            event_id      BIGINT PRIMARY KEY,
+            level         INTEGER NOT NULL,
+            evaluated_at  TIMESTAMP NOT NULL,          -- the worker's cooldown runs from here
+            graduated_at  TIMESTAMP                    -- its last promotion
+        );
+        -- What the user's prompts say that outlives them (core/insights.py): each informative prompt's canonical key
+        -- (repeated topics) and the rules and preferences it states. Derived from the prompts (offset 'insights' in
+        -- projection_offsets), deleted with them; insights are grouped from these rows when read.
+        CREATE TABLE prompt_insights (
+            event_id      BIGINT PRIMARY KEY,
+            project       VARCHAR,
+            session_id    VARCHAR NOT NULL,
+            ts            TIMESTAMP,
+            canonical_key VARCHAR NOT NULL,            -- seed §3.4
+            rules         JSON                         -- the rules it states (NULL: none)
+        );
+        -- A person's marks on an insight (claude-memory insights pin / forget): not derived, so a rebuild keeps them.
+        CREATE TABLE insight_marks (
+            insight_id    VARCHAR PRIMARY KEY,
+            mark          VARCHAR NOT NULL,            -- pin | forget (hidden, its evidence kept)
+            marked_at     TIMESTAMP NOT NULL
+        );
+        """,
+    ),
+    (
+        "0015_endless",
+        """
+        -- Endless mode (seed §9, core/endless.py): the mode (a person's setting), the working set (recent events, 24 h
+        -- sliding, bounded), consolidated memories (rule-based summaries of topics), and the continuity log (how each
+        -- prompt relates to the one before). Built from the events while the mode is endless; forget cascades.
+        CREATE TABLE endless_config (key VARCHAR PRIMARY KEY, value JSON NOT NULL);
+        CREATE TABLE working_set (
+            event_id      BIGINT PRIMARY KEY,
+            project       VARCHAR,
+            added_at      TIMESTAMP NOT NULL,          -- the event's time
+            expires_at    TIMESTAMP NOT NULL,
+            relevance     DOUBLE NOT NULL,
+            topics        JSON NOT NULL
+        );
+        CREATE TABLE consolidated_memories (
+            id            VARCHAR PRIMARY KEY,         -- con:<first 12 hex of the sha1 of its source ids>
+            project       VARCHAR,
+            summary       VARCHAR NOT NULL,
+            topics        JSON NOT NULL,
+            source_events BIGINT[] NOT NULL,
+            confidence    DOUBLE NOT NULL,
+            created_at    TIMESTAMP NOT NULL,
+            accessed_at   TIMESTAMP,
+            access_count  INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE continuity_log (
+            event_id      BIGINT PRIMARY KEY,          -- the prompt
+            project       VARCHAR,
+            ts            TIMESTAMP,
+            score         DOUBLE NOT NULL,
+            transition    VARCHAR NOT NULL,            -- seamless | topic_shift | break
+            snapshot      JSON NOT NULL                -- its topics, files and entities
+        );
+        """,
+    ),
 )

@@ -250,11 +250,6 @@ def generation(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
     return (int(row[0]), int(row[1]), int(row[2] or 0)) if row else (0, 0, 0)
 
 
-def citation_uses(con: duckdb.DuckDBPyConnection, citation: str) -> int:
-    row = con.execute("SELECT count(*) FROM citation_uses WHERE citation = ?", [citation]).fetchone()
-    return int(row[0]) if row else 0
-
-
 def recorded_model(con: duckdb.DuckDBPyConnection) -> dict[str, Any] | None:
     """The embedding model recorded with the store (``writer.record_model``): name, model_id, source, path,
     fingerprint; None before one was (or in a store older than the record)."""

@@ -22,13 +22,14 @@ import pyarrow as pa
 
 from claude_memory.core.events import ParsedEvent
 from claude_memory.core.filters import ForgetSelector
-from claude_memory.store import arrow, edits, keyword, tasks, traits
+from claude_memory.store import arrow, edits, endless, insights, keyword, learning, tasks, traits
 from claude_memory.store.arrow import arrow_view, id_table
 from claude_memory.store.checkpoints import Checkpoint
 from claude_memory.store.citations import allocate_citations
 from claude_memory.store.db import transaction, utc_now
 from claude_memory.store.embedding_queue import Chunk
 from claude_memory.store.forget import selected_ids_sql
+from claude_memory.store.learning import Use
 from claude_memory.store.ledger import ForgetLedger
 
 # The vectors some chunk (current or a model switch's) still uses.
@@ -214,14 +215,15 @@ class EventWriter:
         """Delete keyword postings an interrupted write left without their events; returns how many."""
         return keyword.drop_orphans(self.con)
 
-    def record_citation_uses(self, citations: Sequence[str], via: str) -> None:
-        """Count one use of each citation (bare ids, without ``mem:``) by the face ``via``, in one
+    def record_uses(self, uses: Sequence[Use]) -> None:
+        """Count one use of each memory (its access metrics, :mod:`claude_memory.store.learning`), in one
         statement: each costs a commit."""
-        if not citations:
-            return
-        now = utc_now()
-        rows = ", ".join(["(?, ?, ?)"] * len(citations))
-        self.con.execute(f"INSERT INTO citation_uses VALUES {rows}", [v for c in citations for v in (c, now, via)])
+        if uses:
+            learning.record_uses(self.con, uses, utc_now())
+
+    def save_levels(self, levels: Sequence[tuple[int, int, bool]]) -> None:
+        """The graduation worker's verdicts: ``(event_id, level, promoted)`` per memory evaluated."""
+        learning.save_levels(self.con, levels, utc_now())
 
     def add_embeddings(
         self, event_ids: Sequence[int], chunks: Sequence[Chunk], new_hashes: Sequence[str], new_vectors: np.ndarray
@@ -368,6 +370,40 @@ class EventWriter:
         with transaction(self.con):
             tasks.replace(self.con, events, entities, aliases, edges, state)
 
+    def add_insights(self, rows: pa.Table, seq: int) -> None:
+        """What new prompts say (service/insights.py), with the projection's offset, in one transaction."""
+        with transaction(self.con):
+            insights.add(self.con, rows, seq)
+
+    def reset_insights(self) -> None:
+        with transaction(self.con):
+            insights.reset(self.con)
+
+    def set_endless(self, key: str, value: object) -> None:
+        """Endless mode's mode or settings (a person's)."""
+        endless.set_config(self.con, key, value)
+
+    def add_endless(self, working: pa.Table, continuity: pa.Table, seq: int, max_events: int) -> None:
+        """New events into the working set (cut to size, expired rows out) and the prompts' continuity, with the
+        offset moved to ``seq``, in one transaction."""
+        with transaction(self.con):
+            endless.add_working(self.con, working, max_events, utc_now())
+            endless.add_continuity(self.con, continuity)
+            endless.set_offset(self.con, seq)
+
+    def add_consolidated(self, rows: Sequence[tuple[object, ...]], pruned: Sequence[int], before: datetime) -> None:
+        """Consolidated memories, and their events older than ``before`` out of the working set."""
+        with transaction(self.con):
+            endless.add_consolidated(self.con, rows)
+            endless.prune(self.con, pruned, before)
+
+    def expire_working_set(self) -> None:
+        endless.expire(self.con, utc_now())
+
+    def mark_insight(self, insight_id: str, mark: str | None) -> None:
+        """A person's mark on an insight (pin, forget) or none."""
+        insights.set_mark(self.con, insight_id, mark, utc_now())
+
     def correct_task(self, kind: str, task_id: str, into_id: str | None) -> None:
         """Record a person's correction of a task (close, cancel, merge); the next refresh folds it in."""
         with transaction(self.con):
@@ -405,6 +441,9 @@ class EventWriter:
             con.execute("DELETE FROM embed_queue WHERE event_id IN (SELECT id FROM doomed)")
             edits.delete(con, "doomed")
             tasks.forget(con, "doomed")
+            learning.forget(con, "doomed")
+            insights.forget(con, "doomed")
+            endless.forget(con, "doomed")
             # A session summary quotes its prompts: it goes with any forgotten event of its session.
             con.execute(
                 "DELETE FROM session_ends WHERE session_id IN "

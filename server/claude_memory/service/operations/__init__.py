@@ -15,6 +15,7 @@ from claude_memory.service.operations import (
     files,
     forget,
     hooks,
+    learning,
     lifecycle,
     model,
     provenance,
@@ -22,7 +23,7 @@ from claude_memory.service.operations import (
     tasks,
 )
 
-FEATURES = (search, disclosure, browse, files, provenance, tasks, forget, lifecycle, model, hooks)
+FEATURES = (search, disclosure, browse, files, provenance, tasks, learning, forget, lifecycle, model, hooks)
 
 
 def registry() -> Registry:

@@ -66,6 +66,7 @@ class Stats(Result):
     schema_version: int
     data_dir: str
     store_bytes: int
+    graduation: Json  # {levels: {L0: n, ..., L4: n}, last_run}
 
 
 @operation("history", HistoryParams, list[Event])

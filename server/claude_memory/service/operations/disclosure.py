@@ -39,7 +39,10 @@ class TimelineResult(Result):
 class Detail(Event):
     tools: list[Json]
     tokens: int
-    citation_uses: int
+    citation_uses: int  # its accesses (core/graduation.py): uses, distinct sessions, the last, and its level
+    sessions_used: int
+    last_used: str | None
+    level: int
     neighbours: list[Json]
 
 

@@ -43,6 +43,7 @@ class HookOutput(Result):
 class Context(Result):
     additional_context: str
     citations: list[str]
+    scores: dict[str, float] | None = None  # how well each injected memory matched: cosine, or share of the words
     reason: str | None = None
     meta: Json | None = None
 

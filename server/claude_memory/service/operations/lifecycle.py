@@ -50,6 +50,7 @@ class Status(Result):
     spool: dict[str, int]
     store: dict[str, int]
     embedding: Json
+    endless: Json  # {mode, working_set, continuity, transition, consolidated, last_consolidation, transitions_24h}
     warnings: list[str]
 
 
@@ -111,7 +112,7 @@ def status(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
     """The service (None in-process), the transcript watcher, the hook spool, the store and the embedding
     pipeline: ``{service, watcher, spool, store: {events}, embedding: {model, available, reason, source, path,
     pending, failed, embedded_events, vectors, index_live, download: {state, bytes, total, error, attempts,
-    retry_in}}, warnings}``."""
+    retry_in}}, endless: {mode, working_set, continuity, ...}, warnings}``."""
     host = engine.host_status()
     memory = engine.memory
     return {
@@ -120,6 +121,7 @@ def status(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
         "spool": host["spool"],
         "store": {"events": memory.stats()["events"]},
         "embedding": {**memory.embedding_status(), "download": engine.model_download()},
+        "endless": memory.endless.status(None),
         "warnings": host["warnings"],
     }
 

@@ -30,6 +30,7 @@ class Hit(Event):
     score: float
     confidence: str
     score_breakdown: dict[str, float] | None = None
+    duplicates: list[Json] = Field(default_factory=list)  # events of (nearly) the same text, folded into it
 
 
 class SearchResult(Result):
@@ -49,6 +50,7 @@ class IndexEntry(Result):
     session_id: str
     project: str | None
     tokens: int
+    duplicates: list[str] = Field(default_factory=list)  # citations of near-duplicates folded into it
 
 
 class IndexResult(Result):

@@ -1,0 +1,547 @@
+"""What the user's prompts say that outlives them (seed §3.4, §4.4, done better): canonical keys and repeated topics,
+and the rules and preferences a user states ("always use pnpm", "never push without the tests", "ruff instead of
+black", "from now on ..."), grouped so that one preference stated ten ways is one insight with ten pieces of
+evidence, a later contrary statement superseding the earlier one. Rule-based, pure.
+
+Precision first: a wrong "preference" injected into every session costs more than a missed one. A sentence is a rule
+only when it is an instruction (not a question, not narration, not someone else's words), carries a mark of lasting
+(always / never, "from now on", "in this repo", a convention, a replacement of one tool by another, a stopped habit)
+and no mark of the moment ("for now", "this time", "in this PR"). The figures are in ``bench/preferences``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Final
+
+import Stemmer
+
+# ---------------------------------------------------------------------- canonical keys (seed §3.4)
+
+KEY_MAX: Final = 200
+_NOT_LETTER_OR_NUMBER = re.compile(r"[^\w\s]|_")  # \w is letters, digits and "_": the seed removes "_" too
+_SPACES = re.compile(r"\s+")
+
+
+def canonical_key(text: str, project: str | None = None) -> str:
+    """NFKC, lower case, only letters, numbers and single spaces, ``project::`` prefixed; a key over 200 characters
+    keeps its first 191 and ``_`` + 8 hex of the MD5 of the whole key."""
+    key = _NOT_LETTER_OR_NUMBER.sub("", unicodedata.normalize("NFKC", text).lower())
+    key = _SPACES.sub(" ", key).strip()
+    if project:
+        key = f"{project}::{key}"
+    if len(key) > KEY_MAX:
+        key = key[:191] + "_" + hashlib.md5(key.encode()).hexdigest()[:8]
+    return key
+
+
+# ---------------------------------------------------------------------- rules stated in a prompt
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A rule or preference one sentence of a prompt states."""
+
+    text: str  # the sentence, as written (clipped)
+    polarity: str  # do | dont
+    explicit: bool  # said with always / never (or an equally explicit "from now on")
+    favours: tuple[str, ...]  # the terms it says to use or do
+    rejects: tuple[str, ...]  # the terms it says not to use or do
+    terms: tuple[str, ...]  # every content term, for grouping
+    stops: bool = False  # it stops a habit ("stop running mypy before finishing")
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "polarity": self.polarity,
+            "explicit": self.explicit,
+            "favours": list(self.favours),
+            "rejects": list(self.rejects),
+            "terms": list(self.terms),
+            "stops": self.stops,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, object]) -> Rule:
+        def strings(key: str) -> tuple[str, ...]:
+            value = data.get(key)
+            return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+        return Rule(
+            str(data.get("text", "")),
+            str(data.get("polarity", "do")),
+            bool(data.get("explicit")),
+            strings("favours"),
+            strings("rejects"),
+            strings("terms"),
+            bool(data.get("stops")),
+        )
+
+
+RULE_CHARS: Final = 200
+
+_CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
+_CODE_SPAN = re.compile(r"`([^`\n]{1,60})`")
+_QUOTED = re.compile(r"\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”")
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n\s*\n+|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\s+[—–]\s+|\s+-\s+")
+# a long prompt is mostly pasted (a review, a CI log, an error): only its opening words are the user's own
+OWN_WORDS: Final = 400
+LONG_PROMPT: Final = 800
+_PARAGRAPH = re.compile(r"\n\s*\n")
+# a sentence that says what something is, not what to do: "The authentication bug must be fixed before merging."
+_BLOCKQUOTE = re.compile(r"^\s*>.*$", re.M)
+_POLITE = re.compile(r"\s*\b(please|pls|plz)\b")
+_DESCRIBES = re.compile(
+    r"^((and|but|so|also|because) )?(the|this|that|these|those|it|it's|there|there's|he|she|they|its|his|her|their)\b"
+)
+_QUESTION_START = re.compile(
+    r"^(why|how|what|when|where|which|who|whose|do you|does|did|is|are|can|could|would|will|was|were|have you|has|"
+    r"should i|should we|shall|any idea|wonder)\b"
+)
+# the moment, not a lasting rule
+_ONE_OFF = re.compile(
+    r"\b(for now|this time|for this (run|task|pr|change|commit|one|file|branch|session|ticket|test|fix|feature|"
+    r"migration|release|bug|step)|in this (pr|branch|commit|change)|just for|right now|temporarily|for the moment|"
+    r"for today|today|tonight|this once|until (we|i|it|the)|for a (bit|while|sec)|at the moment|here only|"
+    r"never ?mind|for the demo|tomorrow|next (week|month|sprint|release)|getting (deleted|removed)|this sprint|"
+    r"this week|in that file|on this one|this (session|conversation|chat))\b"
+)
+# narration, idioms and other people's words: "I never thought of that", "the linter says always use const"
+_NOT_AN_INSTRUCTION = re.compile(
+    r"\b(i|we|they|he|she|it|you) (always|never) (\w+ed|used|thought|knew|had|was|were|did|got|went|saw|heard|"
+    r"said|told|made|ran|wrote|forgot|found|took|seems?|gets?|fails?|breaks?|returns?|works?|happens?|crash\w*)\b"
+    r"|\bused to\b|\bnever (thought|heard|seen|knew|been|understood)\b|\balways (thought|wondered)\b"
+    r"|\b(?!i\b)[\w-]+ (says?|said|suggests?|suggested|recommends?|recommended|tells|told|warns?|warned|claims?|"
+    r"mentions?|complains?|reads)\b|\baccording to\b"  # someone else's words ("clippy says always ...")
+    r"|\b[\w-]+:\s*(always|never)\s*($|[.,;]|(is|are|was|set|in|on|for)\b)"  # a setting: "restart: always"
+    r"|\b(if|whether|unless) (you|we|i) (always|never)\b|\bnot always\b|\balmost (always|never)\b"
+    r"|\b(is|are|was|were|isn't|aren't|it's|that's) (always|never)\b|\b(always|never) (been|had|was|were|got|seemed)\b"
+    r"|^(\w+: )?(i|i've|i'm|i'll|i'd|i was|we've|we had|we were|we'll|i just|i also)\b(?! (always |never |really )?"
+    r"(want|prefer|like|need|expect|insist)\b)"  # the speaker's own story ("I'll make sure to remember this")
+    r"|\b(don't|do not) (worry|forget to (stay|be|have|enjoy))\b"
+)
+# what a rule for a coding assistant is about: code-like tokens (a path, a flag, `code`, snake_case, camelCase, a
+# version) or the words of software work and of how the assistant should answer. A sentence about neither ("always
+# try something new", "never give up") is small talk, whatever its form.
+_CODE_LIKE = re.compile(
+    r"`|[\w-]+\.[a-z]{1,5}\b|\b\w+_\w+\b|\b[A-Za-z]*[a-z][A-Z]\w*|\b[A-Z]{2,6}s?\b|(^|\s)--?\w|\w/\w|\w\(\)|"
+    r"\b\d+(\.\d+)+\b"
+)
+_WORK = re.compile(
+    r"\b(code|coding|test\w*|spec|commit\w*|push\w*|pull|merg\w*|branch\w*|main|master|rebase|git|pr|prs|review\w*|"
+    r"lint\w*|format\w*|typecheck\w*|types?|typing|compile\w*|build\w*|deploy\w*|release\w*|ci|cd|pipeline\w*|"
+    r"install\w*|package\w*|dependenc\w*|deps|lockfile|librar\w*|framework|module\w*|import\w*|export\w*|file\w*|"
+    r"folder\w*|director\w*|path\w*|function\w*|method\w*|class\w*|component\w*|hook\w*|variable\w*|const|"
+    r"var|interface\w*|api\w*|endpoint\w*|route\w*|server\w*|client\w*|database\w*|db|sql|quer\w*|"
+    r"migration\w*|schema\w*|table\w*|index\w*|config\w*|settings?|env|environment\w*|secret\w*|key\w*|"
+    r"token\w*|password\w*|credential\w*|log\w*|logger|error\w*|exception\w*|bug\w*|fix\w*|debug\w*|"
+    r"refactor\w*|rename\w*|comment\w*|docstring\w*|docs?|documentation|readme|changelog|naming|names?|"
+    r"indent\w*|tabs?|spaces?|quotes?|semicolons?|line\w*|chars?|characters?|width|style|convention\w*|"
+    r"script\w*|command\w*|cli|terminal|shell|bash|docker\w*|kubectl|k8s|prod\w*|staging|repo\w*|"
+    r"codebase|projects?|issue\w*|ticket\w*|tasks?|todo\w*|version\w*|upgrade\w*|npm|pnpm|yarn|pip|"
+    r"python|typescript|javascript|js|ts|rust|go|java|html|css|json|yaml|markdown|answer\w*|repl\w*|respon\w*|"
+    r"explain\w*|summar\w*|concise|brief|verbose|emojis?|english|language|ask\w*|confirm\w*|questions?|"
+    r"changes?|diff\w*|patch\w*|edit\w*|write\w*|output\w*|print\w*|async|await|promise\w*|null|"
+    r"any|unknown|default|exports?|tags?|resources?|modules?|terraform|tf|aws|cloud\w*|infra\w*|secrets?|"
+    r"mypy|ruff|black|flake8|pylint|pytest|jest|vitest|eslint|prettier|biome|clippy|cargo|gradle|maven|kotlin|"
+    r"swift|compose|xml|uv|poetry|pipenv|conda|node|deno|bun|react|vue|django|flask|fastapi|rails|sentry|"
+    r"stdout|stderr|utf-8|unicode|timezone|utc|decimal|float|int|string|strings|done|finished|plan)\b"
+)
+_ALWAYS_NEVER = re.compile(
+    r"(^|[,:]\s*|\b(please|pls|and|also|but|so|ok|okay|then|remember to|remember|make sure to|make sure you|"
+    r"you should|you must|you need to|we should|we must|we|i want you to|i'd like you to|you'll|you will|"
+    r"please make sure to|please make sure you|just)\s+)(always|never)\b(?![-_])"
+)
+_LASTING = re.compile(
+    r"\b(from now on|going forward|moving forward|in (the )?future|by default|from here on( out)?|for all future|"
+    r"every time|each time|whenever you|for every|every single|on every|anymore|any more|from today on|"
+    r"as a rule|as a habit|in general|generally|as usual|ever again|here too|here as well)\b|,\s*ever[.!]*$"
+    r"|^(please )?(remember|note|keep in mind)( for (later|next time|the future))?( that)?\b"
+)
+_CONVENTION = re.compile(
+    r"\b(in this (repo|repository|project|codebase|code base|team|org)|in our (repo|repository|project|codebase|team)|"
+    r"(that's|this is|it's) how we (work|do (it|things))|our (convention|style|rule|standard|policy|preference)|"
+    r"(the|a) (convention|house style|team rule|policy) (is|here)|we (use|prefer|follow|write|do|don't|never|always)"
+    r"\b[^.]*\b(here|in this|in our|across)\b|house style|team convention|convention here|our style guide|"
+    r"(is|are) (the|our) (convention|standard|rule|policy))\b"
+)
+# a rule said again: "as always", "I keep saying this", "that's a standing rule" (it may stand in its own sentence)
+_REMINDER = re.compile(
+    r"\b(as always|like always|same as (always|before|usual|every \w+( \w+)?)|as usual|i (keep|kept) (saying|telling)|"
+    r"i (already )?(said|told you)|i've (said|told you)|(not going to|won't|shouldn't have to) (say|tell you|repeat) "
+    r"(it|this|that)( again)?|standing (rule|order|instruction)|"
+    r"(that's|it's|this is) (mandatory|non-negotiable|a rule)|"
+    r"mandatory here|you know the drill|how many times|,\s*remember[.!]?$|"
+    r"same as (in )?(the |all )?other (repos?|projects?))"
+)
+# process rules: an action tied to the moments that recur ("before committing", "before saying a task is done")
+_BEFORE = re.compile(
+    r"\bbefore (every |each |any )?(commit|committing|you commit|push|pushing|you push|merg\w*|saying|you say|done|"
+    r"finishing|you finish|opening a pr|you open a pr|releas\w*|declaring|(you )?tell me)\b"
+)
+_EVERY_NEEDS = re.compile(r"^(every|all|each|any) (new )?[\w-]+( [\w-]+)? (needs?|must|should|has to|have to|gets?)\b")
+_ONLY = re.compile(r"^([\w.@/+-]+( [\w.@/+-]+)?) only\b(?! (if|when|for|in this))")
+_TEAM_HABIT = re.compile(r"^(we|our team|the team) (use|follow|prefer|write|do|don't|never|always|keep|run|tag|name)\b")
+# the common shapes of a standing request about how to work: stick to X, only use X, ask before deleting, explain the
+# plan first, keep answers short, let's always ..., we don't do X here
+_STANDING = re.compile(
+    r"^(please |pls |and |also )?(stick (to|with)|only use|just use|keep using|default to|always go with)\b"
+    r"|\bask (me )?(first |before (you )?(delet|remov|add|install|push|commit|run|chang|touch|modif|upgrad|renam)\w*)"
+    r"|\b(explain|show|tell me|describe|outline) (me )?(the|your|a) (plan|approach|changes?)\b.* (before|first)\b"
+    r"|\bkeep (your |the )?(answers?|responses?|replies|explanations?|summar\w*|messages?|output) (short|brief|concise|"
+    r"terse|to the point)\b|^(let's|lets) (always|never|stick (to|with))\b|\bwe don't do\b"
+    r"|^(our|the) (msrv|minimum \w+ version|target) is\b"
+)
+_NO_THING = re.compile(
+    r"^(\w+: )?(no|zero) (?!.*\b(\w+ed|found|given|shown|seen|run|done|made|available|left|yet|here|there)\b)"
+    r"(?!(idea|worries|problem|thanks|need|way|luck|wait|rush|clue|longer|one|it|that|this|not|i|you|we|"
+    r"more of (that|this))\b)[\w`@./+-]+( [\w`@./+-]+){0,3}[.!]?$"
+)
+_PREFER = re.compile(
+    r"\b(i|we|the user) (really |much |strongly |generally )?prefers?\b(?!\s+(if|that|when|you)\b)"
+    r"|\bmy preference is\b|"
+    r"\bprefer \S+( \S+)? (over|to|rather than|instead of)\b|^prefer\b"
+)
+_REPLACE = re.compile(
+    r"\b(use|using|with|prefers?|pick|choose|go with|switch (back )?to|move to|moving to|migrate to|migrating to|"
+    r"switching to|we're on|we are on|we're using)\s+(?P<new>[\w.@/+-]+( [\w.@/+-]+)?)\s*,?\s*"
+    r"(not|instead of|rather than|over|in place of|and not)\s+(?P<old>[\w.@/+-]+)"
+    r"|\b(?P<new2>[\w.@/+-]+),? (instead of|rather than) (?P<old2>[\w.@/+-]+)"
+    r"|\b(?P<new3>[\w.@/+-]+), not (?P<old3>[\w.@/+-]+)"
+)
+_SWITCH = re.compile(
+    r"\b(we switched to|switch(ing)? (back )?to|mov(e|ing) (back )?to|migrat(e|ing) to|we're (now )?(on|using)|"
+    r"we are (now )?"
+    r"(on|using)|we're going with|going with|replac(e|ing) \S+ with)\s+(?P<new>\d+ [\w.@/+-]+|[\w.@/+-]+)"
+)
+_STOP = re.compile(
+    r"(^|[,;:]\s*|\b(please|pls|so|and|you can|can you|just)\s+)(stop|quit|no more|don't|do not|dont|avoid|never)\s+"
+    r"(?P<what>(\w+ing|use|using|add|adding|commit|push|run|write|put|leave|make|create|touch|use)\b[^,.;]*)"
+)
+# the choice of a tool: what to use, what never to
+_ALWAYS_USE = re.compile(r"\b(always|only) use (?P<new>[\w.@/+-]+)")
+_NEVER_USE = re.compile(
+    r"\b(never|don't|do not|no) (use )?(?P<old>[\w.@/+-]+)\s*[.!]?$"
+    r"|\b(never|don't|do not) use (?P<old2>[\w.@/+-]+( [\w.@/+-]+)?)"
+)
+_DONT_START = re.compile(r"^(please |pls |and |also |but )?(don't|do not|dont|never|avoid)\b")
+_FORGET_OLD = re.compile(r"\b(forget (the|about) (?P<old>[\w.@/+-]+)|no longer|not (?P<old2>[\w.@/+-]+) anymore|"
+                         r"(?P<old3>[\w.@/+-]+)('s| is| has) gone|drop (?P<old4>[\w.@/+-]+))")  # fmt: skip
+_DEICTIC = re.compile(r"\b(this|that|these|those|it|them|here|yet|above|below)\b")
+_NEGATION = re.compile(r"\b(never|don't|do not|dont|avoid|stop|no more|not|no longer|quit)\b")
+
+_FILLER: Final = frozenset(
+    {
+        "always", "never", "please", "pls", "use", "using", "used", "uses", "from", "now", "going", "forward", "future",
+        "prefer", "don't", "dont", "do", "not", "instead", "rather", "than", "over", "stop", "avoid", "make", "sure",
+        "you", "your", "we", "our", "us", "i", "i'd", "i'm", "me", "my", "the", "a", "an", "to", "of", "in", "on",
+        "for", "and", "or", "but", "it", "its", "it's", "this", "that", "these", "those", "is", "are", "be", "with",
+        "when", "here", "there", "repo", "repository", "project", "codebase", "also", "just", "every", "each",
+        "time", "any", "more", "anymore", "again", "should", "must", "need", "want", "like", "let's", "lets",
+        "ok", "okay", "so", "then", "by", "as", "at", "all", "no", "can", "will", "you'll", "we're",
+        "remember", "thing", "stuff", "one", "way", "convention", "rule", "style", "team", "move", "moving",
+        "switch", "back", "actually", "forget", "about", "go", "get", "keep", "before", "after", "into", "out",
+        "up", "if", "else", "what", "which", "who", "how", "why", "where", "s", "t", "via", "etc", "we've", "i've",
+        "mandatory", "ever", "say", "said", "saying", "know", "drill", "same", "other", "too", "general", "voted",
+        "switched", "work", "first", "needs", "run", "add", "write", "put", "does", "did", "got", "gets", "tell",
+        "told", "repeat", "usual", "standing", "order", "instruction", "mean", "anything", "everything",
+        "even", "only", "own", "new", "files", "file", "things", "don", "re", "ve", "ll", "let", "won't",
+        "isn't", "aren't", "can't", "you're", "they're", "that's", "we'll", "i'll", "gone", "still", "really",
+        "much", "very", "count", "three", "two", "them", "they", "their", "anywhere",
+    }
+)  # fmt: skip
+_WORD = re.compile(r"[a-z0-9][a-z0-9.@/+#'’-]*[a-z0-9+#]|[a-z0-9]")
+
+
+def _terms(text: str) -> tuple[str, ...]:
+    words = (w.strip(".").replace("’", "'") for w in _WORD.findall(text.lower()))
+    return tuple(dict.fromkeys(w for w in words if w and w not in _FILLER and not w.isdigit()))
+
+
+def _sentences(prompt: str) -> list[str]:
+    """The prompt's sentences, without code blocks and quotations (inline code stays, between backticks); of a long
+    prompt, only its first paragraph (at most :data:`OWN_WORDS` characters)."""
+    if len(prompt) > LONG_PROMPT:
+        prompt = _PARAGRAPH.split(prompt.strip(), maxsplit=1)[0][:OWN_WORDS]
+    text = _QUOTED.sub(" ", _CODE.sub(lambda m: m.group(0) if "\n" not in m.group(0) else " ", prompt))
+    text = _BLOCKQUOTE.sub(" ", text)  # someone else's words: a review, a message
+    parts = (" ".join(s.split()) for s in _SENTENCES.split(text) if s)
+    return [s for s in parts if len(s) > 3]
+
+
+def _content(sentence: str) -> tuple[str, ...]:
+    """Its content terms; inline code always counts (`any` is a term, any is not)."""
+    code = [w.lower() for span in _CODE_SPAN.findall(sentence) for w in span.split()]
+    return tuple(dict.fromkeys([*code, *_terms(sentence)]))
+
+
+def _instruction(low: str) -> bool:
+    return not (
+        low.endswith("?") or _QUESTION_START.search(low) or _ONE_OFF.search(low) or _NOT_AN_INSTRUCTION.search(low)
+    )
+
+
+def _about_work(sentence: str) -> bool:
+    return bool(_CODE_LIKE.search(sentence) or _WORK.search(sentence.lower()))
+
+
+def _rule(sentence: str, reminded: bool = False) -> Rule | None:
+    """The rule one sentence states; ``reminded``: another sentence of the prompt says it is a standing rule."""
+    low = sentence.lower().strip().replace("`", "")
+    if not _instruction(low) or _DESCRIBES.search(low):
+        return None
+    always = _ALWAYS_NEVER.search(low)
+    lasting = _LASTING.search(low)
+    convention = _CONVENTION.search(low)
+    prefer = _PREFER.search(low)
+    replace = _REPLACE.search(_POLITE.sub("", low))
+    switch = _SWITCH.search(low)
+    stop = _STOP.search(low)
+    gone = _FORGET_OLD.search(low)
+    habit = any(m.search(low) for m in (_REMINDER, _BEFORE, _EVERY_NEEDS, _ONLY, _TEAM_HABIT, _STANDING)) or (
+        switch and re.search(r"\b(back|we switched)\b", low)
+    )
+    first_clause = low.split(",")[0]
+    prohibition = _DONT_START.search(low) and not _DEICTIC.search(first_clause)
+    chooses = (
+        replace
+        or switch
+        or _STANDING.search(low)
+        or (stop and stop.group("what").startswith("us"))
+        or prefer
+        or _BEFORE.search(low)
+    )
+    if not (chooses or _ALWAYS_USE.search(low) or _NEVER_USE.search(low) or _ONLY.search(low) or _about_work(sentence)):
+        return None  # small talk ("always try something new"), unless it chooses a tool (use X, not Y)
+    marked = (
+        always or lasting or convention or prefer or habit or reminded or prohibition or _NO_THING.search(first_clause)
+    )
+    if not marked:
+        # without a mark of lasting, only a replacement of one thing by another, or a stopped habit about no
+        # particular thing ("stop adding docstrings to private helpers", not "stop that"), is taken as a rule
+        replaced = (
+            replace
+            and not _DEICTIC.search(replace.group(0))
+            and _terms(replace.group("new") or replace.group("new2") or replace.group("new3") or "")
+        )
+        stopped = stop and stop.group(3) in {"stop", "quit", "no more"} and not _DEICTIC.search(stop.group("what"))
+        if not (replaced or stopped or (switch and gone)):
+            return None
+    favours: list[str] = []
+    rejects: list[str] = []
+    if replace:
+        favours += _terms(replace.group("new") or replace.group("new2") or replace.group("new3") or "")
+        rejects += _terms(replace.group("old") or replace.group("old2") or replace.group("old3") or "")
+    if switch:
+        favours += _terms(switch.group("new"))
+    if gone:
+        rejects += _terms(_gone(gone))
+    if stop and stop.group("what").startswith("us"):  # stop using X
+        rejects += _terms(stop.group("what"))[:2]
+    if (chosen := _ALWAYS_USE.search(low)) is not None:
+        favours += _terms(chosen.group("new"))
+    if (refused := _NEVER_USE.search(low)) is not None:
+        rejects += _terms(refused.group("old") or refused.group("old2") or "")
+    if (only := _ONLY.search(low)) is not None:
+        favours += _terms(only.group(1))
+    terms = _content(sentence)
+    dont = bool(_DONT_START.search(low) or _NO_THING.search(low.split(",")[0])) or (
+        always is not None and always.group(3) == "never"
+    )
+    polarity = "dont" if dont or (stop and not favours and not always) else "do"
+    return Rule(
+        text=sentence.strip()[:RULE_CHARS],
+        polarity=polarity,
+        explicit=bool(always or lasting),
+        favours=tuple(dict.fromkeys(t for t in favours if t not in rejects)),
+        rejects=tuple(dict.fromkeys(rejects)),
+        terms=terms,
+        stops=bool(stop and stop.group(3) in {"stop", "quit", "no more"} and not stop.group("what").startswith("us")),
+    )
+
+
+def _vouches(sentence: str) -> bool:
+    """A short sentence that only says the one before is a standing rule: "always.", "that's how we work here"."""
+    low = sentence.lower()
+    marks = (_ALWAYS_NEVER, _REMINDER, _CONVENTION, _LASTING)
+    return len(low.split()) <= 8 and _instruction(low) and any(m.search(low) for m in marks)
+
+
+def _gone(found: re.Match[str]) -> str:
+    return next((found.group(g) for g in ("old", "old2", "old3", "old4") if found.group(g)), "")
+
+
+def rules(prompt: str) -> list[Rule]:
+    """The rules and preferences ``prompt`` states, one per sentence that states one. A sentence that only says a rule
+    is standing ("that's a standing rule", "I keep saying this") vouches for the prompt's first instruction."""
+    sentences = _sentences(prompt)
+    found: list[Rule] = []
+    for n, sentence in enumerate(sentences):
+        rule: Rule | None = _rule(sentence)
+        if n > 0 and (rule is None or len(rule.terms) < 2) and _vouches(sentence):  # "that's how we work here"
+            rule = _rule(sentences[n - 1], reminded=True) or rule
+        if rule is not None and rule not in found:
+            found.append(rule)
+    dropped = [t for s in sentences if (gone := _FORGET_OLD.search(s.lower())) for t in _terms(_gone(gone))]
+    if found and dropped:  # "switch back to npm - forget the pnpm thing": the prompt drops what the rule replaces
+        first = found[0]
+        found[0] = replace(first, rejects=tuple(dict.fromkeys([*first.rejects, *dropped])))
+    if found or not any(_REMINDER.search(s.lower()) for s in sentences):
+        return found
+    vouched = next((r for s in sentences if (r := _rule(s, reminded=True)) is not None), None)
+    return [vouched] if vouched is not None else []
+
+
+# ---------------------------------------------------------------------- grouping into insights
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """A rule as stated in one prompt."""
+
+    event_id: int
+    citation: str | None
+    project: str | None
+    session_id: str
+    ts: str | None  # ISO-8601
+    rule: Rule
+
+
+@dataclass(slots=True)
+class Preference:
+    """One preference or rule, and every statement of it."""
+
+    id: str  # pref:<citation of its first statement>
+    statements: list[Statement] = field(default_factory=list)
+    superseded_by: str | None = None  # the id of the later, contrary preference
+    supersedes: list[str] = field(default_factory=list)
+
+    @property
+    def latest(self) -> Statement:
+        return self.statements[-1]
+
+    @property
+    def wording(self) -> Statement:
+        """The statement that says it best: the latest of those with the most content words ("pnpm only please." says
+        less than the earlier "always use pnpm in this repo, never npm")."""
+        most = max(len(s.rule.terms) for s in self.statements)
+        return [s for s in self.statements if len(s.rule.terms) == most][-1]
+
+    @property
+    def projects(self) -> list[str | None]:
+        return list(dict.fromkeys(s.project for s in self.statements))
+
+    @property
+    def scope(self) -> str | None:
+        """The project it holds in, None when stated in several (it holds everywhere)."""
+        projects = self.projects
+        return projects[0] if len(projects) == 1 else None
+
+    @property
+    def explicit(self) -> bool:
+        return any(s.rule.explicit for s in self.statements)
+
+    def favours(self) -> set[str]:
+        return {t for s in self.statements for t in s.rule.favours}
+
+    def rejects(self) -> set[str]:
+        return {t for s in self.statements for t in s.rule.rejects}
+
+    def terms(self) -> set[str]:
+        return {t for s in self.statements for t in s.rule.terms}
+
+
+SAME_RULE: Final = 0.25  # Jaccard of two statements' stemmed content terms: the same rule (bench/preferences)
+SAME_ELSEWHERE: Final = 0.4  # the same rule stated in another project
+
+
+class _Stems:
+    """Stemmed term sets of rules (Porter, as the keyword index stems), computed once per rule."""
+
+    def __init__(self) -> None:
+        self._stemmer = Stemmer.Stemmer("porter")
+        self._seen: dict[tuple[str, ...], frozenset[str]] = {}
+
+    def __call__(self, terms: Sequence[str]) -> frozenset[str]:
+        key = tuple(terms)
+        if key not in self._seen:
+            self._seen[key] = frozenset(self._stemmer.stemWords(list(terms)))
+        return self._seen[key]
+
+
+def _contrary(rule: Rule, earlier: Preference, stems: _Stems) -> bool:
+    """The rule drops all of what the earlier preference chose, or chooses what it refused (a preference that names
+    no choice stands for its words), or stops a habit the preference asked for."""
+    about = _similarity(rule, earlier, stems) >= SAME_RULE
+    chose = stems(tuple(earlier.favours())) or (
+        stems(tuple(t for s in earlier.statements if s.rule.polarity == "do" for t in s.rule.terms)) if about else set()
+    )
+    refused = stems(tuple(earlier.rejects())) or (
+        stems(tuple(t for s in earlier.statements if s.rule.polarity == "dont" for t in s.rule.terms))
+        if about
+        else set()
+    )
+    drops, picks = stems(rule.rejects), stems(rule.favours)
+    if drops and drops <= chose and not drops <= refused:
+        return True
+    if picks and picks <= refused and not picks <= chose:
+        return True
+    asked = all(s.rule.polarity == "do" for s in earlier.statements)
+    return rule.stops and asked and about
+
+
+def _similarity(rule: Rule, earlier: Preference, stems: _Stems) -> float:
+    """The best Jaccard similarity of the rule's stemmed terms with a statement of the preference; 1 when both choose
+    the same tool."""
+    if stems(rule.favours) & stems(tuple(earlier.favours())) or stems(rule.rejects) & stems(tuple(earlier.rejects())):
+        return 1.0
+    mine = stems(rule.terms)
+    best = 0.0
+    for statement in earlier.statements:
+        theirs = stems(statement.rule.terms)
+        if mine | theirs:
+            best = max(best, len(mine & theirs) / len(mine | theirs))
+    return best
+
+
+def preferences(statements: Iterable[Statement]) -> list[Preference]:
+    """Group statements (in the order they were made) into preferences: a statement joins the latest standing
+    preference it agrees with (same project, or any when it was stated in several); a statement contrary to a
+    standing one starts a new preference that supersedes it (both kept)."""
+    found: list[Preference] = []
+    stems = _Stems()
+    for statement in statements:
+        standing = [p for p in found if p.superseded_by is None]
+        contrary = [p for p in standing if _near(p, statement, stems) and _contrary(statement.rule, p, stems)]
+        scored = [(_similarity(statement.rule, p, stems), n, p) for n, p in enumerate(standing) if p not in contrary]
+        here = [
+            (score, n, p) for score, n, p in scored if score >= (SAME_RULE if _local(p, statement) else SAME_ELSEWHERE)
+        ]
+        if here and not contrary:
+            max(here, key=lambda t: (t[0], t[1]))[2].statements.append(statement)
+            continue
+        new = Preference(f"pref:{statement.citation or statement.event_id}", [statement])
+        for old in contrary:
+            old.superseded_by = new.id
+            new.supersedes.append(old.id)
+        found.append(new)
+    return found
+
+
+def _local(preference: Preference, statement: Statement) -> bool:
+    """Stated in the statement's project, or already in several."""
+    return statement.project in preference.projects or len(preference.projects) > 1
+
+
+def _near(preference: Preference, statement: Statement, stems: _Stems) -> bool:
+    """Where a contrary statement supersedes a preference: in its project, or anywhere about the same thing."""
+    return _local(preference, statement) or _similarity(statement.rule, preference, stems) >= SAME_ELSEWHERE
+
+
+def standing(found: Sequence[Preference], project: str | None) -> list[Preference]:
+    """The preferences that hold in ``project`` now: not superseded, stated in it or in several projects."""
+    return [p for p in found if p.superseded_by is None and (p.scope is None or p.scope == project)]

@@ -1,0 +1,124 @@
+"""The insight tables (migration 0014): per informative user prompt its canonical key and the rules it states
+(``prompt_insights``, derived: the projection's offset is ``insights`` in ``projection_offsets``), and a person's marks
+on insights (``insight_marks``, kept by a rebuild)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from claude_memory.store.arrow import arrow_view
+
+OFFSET = "insights"
+
+ROW_SCHEMA = pa.schema(
+    [("event_id", pa.int64()), ("project", pa.string()), ("session_id", pa.string()), ("ts", pa.timestamp("us")),
+     ("canonical_key", pa.string()), ("rules", pa.string())]
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    event_id: int
+    seq: int
+    project: str | None
+    session_id: str
+    ts: datetime | None
+    text: str
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Stated:
+    """A prompt that states rules, with its citation."""
+
+    event_id: int
+    citation: str | None
+    project: str | None
+    session_id: str
+    ts: datetime | None
+    rules: list[dict[str, Any]]
+
+
+def offset(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute("SELECT event_seq FROM projection_offsets WHERE name = ?", [OFFSET]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def prompts_after(con: duckdb.DuckDBPyConnection, seq: int, limit: int) -> list[Prompt]:
+    """The user prompts stored after ``seq``, oldest first."""
+    rows = con.execute(
+        "SELECT id, seq, project, session_id, ts, text, metadata FROM events WHERE type = 'user_prompt' AND seq > ? "
+        "ORDER BY seq LIMIT ?",
+        [seq, limit],
+    ).fetchall()
+    return [
+        Prompt(int(r[0]), int(r[1]), r[2], str(r[3]), r[4], str(r[5]), json.loads(r[6]) if r[6] else {}) for r in rows
+    ]
+
+
+def newest_prompt(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute("SELECT coalesce(max(seq), 0) FROM events WHERE type = 'user_prompt'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def add(con: duckdb.DuckDBPyConnection, rows: pa.Table, seq: int) -> None:
+    """Inside the writer's transaction: the rows, and the offset moved to ``seq``."""
+    with arrow_view(con, "insight_rows", rows):
+        con.execute("INSERT OR REPLACE INTO prompt_insights SELECT * FROM insight_rows")
+    con.execute("INSERT OR REPLACE INTO projection_offsets VALUES (?, ?)", [OFFSET, seq])
+
+
+def reset(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside the writer's transaction: everything derived goes, to be made again from the prompts."""
+    con.execute("DELETE FROM prompt_insights")
+    con.execute("DELETE FROM projection_offsets WHERE name = ?", [OFFSET])
+
+
+def stated(con: duckdb.DuckDBPyConnection) -> list[Stated]:
+    """Every prompt that states rules, in the order they were made."""
+    rows = con.execute(
+        "SELECT p.event_id, e.citation, p.project, p.session_id, p.ts, p.rules FROM prompt_insights p "
+        "JOIN events e ON e.id = p.event_id WHERE p.rules IS NOT NULL ORDER BY p.ts NULLS FIRST, e.seq"
+    ).fetchall()
+    return [Stated(int(r[0]), r[1], r[2], str(r[3]), r[4], json.loads(r[5])) for r in rows]
+
+
+def repeated(
+    con: duckdb.DuckDBPyConnection, project: str | None, min_count: int, limit: int
+) -> list[tuple[str, str | None, list[int]]]:
+    """Canonical keys asked at least ``min_count`` times (in ``project``, or anywhere): ``(key, project, event ids
+    oldest first)``, the most asked first."""
+    where, params = ("WHERE project = ?", [project]) if project else ("", [])
+    rows = con.execute(
+        f"SELECT canonical_key, project, list(event_id ORDER BY ts NULLS FIRST, event_id) FROM prompt_insights {where} "
+        "GROUP BY canonical_key, project HAVING count(*) >= ? ORDER BY count(*) DESC, max(ts) DESC LIMIT ?",
+        [*params, min_count, limit],
+    ).fetchall()
+    return [(str(r[0]), r[1], [int(i) for i in r[2]]) for r in rows]
+
+
+def marks(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return {str(r[0]): str(r[1]) for r in con.execute("SELECT insight_id, mark FROM insight_marks").fetchall()}
+
+
+def set_mark(con: duckdb.DuckDBPyConnection, insight_id: str, mark: str | None, now: datetime) -> None:
+    con.execute("DELETE FROM insight_marks WHERE insight_id = ?", [insight_id])
+    if mark is not None:
+        con.execute("INSERT INTO insight_marks VALUES (?, ?, ?)", [insight_id, mark, now])
+
+
+def forget(con: duckdb.DuckDBPyConnection, doomed: str) -> None:
+    """Inside the forget's transaction: what the forgotten prompts said (insights are grouped again when read)."""
+    con.execute(f"DELETE FROM prompt_insights WHERE event_id IN (SELECT id FROM {doomed})")
+
+
+def table(rows: Sequence[tuple[int, str | None, str, datetime | None, str, str | None]]) -> pa.Table:
+    names = ROW_SCHEMA.names
+    return pa.table({name: [r[n] for r in rows] for n, name in enumerate(names)}, schema=ROW_SCHEMA)

@@ -1,0 +1,210 @@
+"""A memory that learns, on real stores: access metrics that every hook process counts (50 at once) and that survive a
+restart, graduation with its cooldown, levels in details and stats, preferences given at SessionStart, marks that a
+rebuild keeps, a forget that takes an insight's evidence with it, and near-duplicates folded in what is injected."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from claude_memory.client.connection import ServiceClient
+from claude_memory.core.filters import EventFilters, ForgetSelector
+from claude_memory.service.capture import HookPayload
+from claude_memory.service.memory import Memory
+from claude_memory.service.recall import ContextParams, Recaller
+from claude_memory.store.db import utc_now
+from claude_memory.store.learning import Use
+from support import service_proc
+from support.own_fixtures import ECHO_WORD as ECHO
+from support.own_fixtures import WORK
+from support.waiting import wait_for
+
+CITED = re.compile(r"mem:[A-Za-z0-9]{6}")
+SHOP = "/nonexistent/shop"
+
+
+@pytest.fixture()
+def claude_home(tmp_path: Path, fixtures_home: Path) -> Path:
+    home = tmp_path / "claude"
+    shutil.copytree(fixtures_home / "projects", home / "projects")
+    return home
+
+
+def test_fifty_hook_processes_count_every_injected_memory_exactly_and_the_counts_survive_a_restart(
+    tmp_path: Path, claude_home: Path
+) -> None:
+    data = tmp_path / "data"
+    proc = service_proc.serve(data, claude_home)
+    client = ServiceClient(data, timeout=30)
+    try:
+        ask = {"query": ECHO, "mode": "keyword", "project": WORK}
+        wait_for(lambda: len(client.call("search", ask)["results"]) >= 3, what="the import")
+        hooks = [
+            service_proc.hook(
+                data,
+                claude_home,
+                "UserPromptSubmit",
+                {
+                    "hook_event_name": "UserPromptSubmit",
+                    "session_id": f"asker-{i:02d}",
+                    "cwd": WORK,
+                    "prompt": f"what did the {ECHO} echo print",
+                },
+            )
+            for i in range(50)
+        ]
+        assert [h.wait(timeout=120) for h in hooks] == [0] * 50
+        outputs = [h.stdout.read() if h.stdout else b"" for h in hooks]
+    finally:
+        client.close()
+        service_proc.stop(data)  # (the service counts the injected memories as used when it stops, at the latest)
+        proc.wait(timeout=60)
+    injected: dict[str, int] = {}
+    answered = [out for out in outputs if out]  # (on 2 cores, a hook may give up waiting: it prints nothing)
+    for out in answered:
+        context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        for citation in set(CITED.findall(context)):
+            injected[citation] = injected.get(citation, 0) + 1
+    assert len(answered) >= 25 and max(injected.values()) == len(answered)  # each answer had the best memory
+    with Memory(data) as memory:  # a new process: what the hooks counted is in the store
+        rows = memory.con.execute(
+            "SELECT 'mem:' || citation, count(*), count(DISTINCT session_id) FROM citation_uses WHERE via = 'hook' "
+            "GROUP BY citation"
+        ).fetchall()
+        assert {c: n for c, n, _ in rows} == injected
+        assert all(sessions == n for _, n, sessions in rows)  # one use per asking session
+        done = memory.graduation.run()
+        assert done["graduated"] >= 1 and done["by_level"] == {"L0": done["graduated"]}
+        best = max(injected, key=lambda c: injected[c])
+        details = memory.details(best)
+        assert details is not None and details.level == 1 and details.citation_uses == len(answered) + 1  # and this
+
+
+@pytest.fixture()
+def store(tmp_path: Path, fixtures_home: Path) -> Iterator[Memory]:
+    with Memory(tmp_path / "data") as memory:
+        memory.import_history(fixtures_home, settle_seconds=0)
+        yield memory
+
+
+def test_graduation_climbs_one_level_a_pass_waits_out_its_cooldown_and_forget_takes_the_level(store: Memory) -> None:
+    memory = store
+    event = memory.history(EventFilters(project=WORK), 1)[0]
+    assert event.citation is not None
+    memory.writer.record_uses([Use(event.citation, "hook", f"s{i}", 0.95) for i in range(12)])
+    assert memory.graduation.run()["by_level"] == {"L0": 1}
+    assert memory.graduation.run()["evaluated"] == 0  # evaluated within the hour: it waits
+    for expected in ("L1", "L2", "L3"):
+        later = utc_now() + timedelta(hours=2)
+        memory.writer.record_uses([Use(event.citation, "cli", None, 1.0)])  # (its last access stays recent)
+        assert memory.graduation.run(now=later, cooldown=False)["by_level"] == {expected: 1}
+    levels = memory.stats()["graduation"]["levels"]
+    assert levels["L4"] == 1 and sum(levels.values()) == memory.stats()["events"]
+    assert memory.graduation.run(cooldown=False)["graduated"] == 0  # L4 is terminal
+    memory.forget(ForgetSelector(event_ids=(event.id,)))
+    assert memory.stats()["graduation"]["levels"]["L4"] == 0
+
+
+def _prompts(path: Path, items: list[tuple[str, str, str]]) -> None:
+    """A transcript of user prompts: (session, timestamp, text)."""
+    lines = [
+        json.dumps(
+            {
+                "type": "user",
+                "uuid": f"u{n}",
+                "sessionId": session,
+                "timestamp": ts,
+                "cwd": SHOP,
+                "message": {"role": "user", "content": text},
+            }
+        )
+        for n, (session, ts, text) in enumerate(items)
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture()
+def shop(tmp_path: Path) -> Iterator[Memory]:
+    home = tmp_path / "shop-home"
+    _prompts(home / "projects" / "-nonexistent-shop" / "a.jsonl", [
+        ("s1", "2026-05-01T10:00:00Z", "always use pnpm in this repo, never npm"),
+        ("s1", "2026-05-01T10:05:00Z", "fix the cart total rounding bug"),
+        ("s2", "2026-05-02T10:00:00Z", "pnpm only please. you ran npm install again"),
+        ("s2", "2026-05-02T11:00:00Z", "never push to main without running the tests"),
+        ("s3", "2026-05-03T10:00:00Z", "I never thought of that, nice"),
+        ("s3", "2026-05-03T10:10:00Z", "why does the rounding test always fail on CI?"),
+        ("s4", "2026-05-04T10:00:00Z", "we use conventional commits here. that's how we work"),
+    ])  # fmt: skip
+    with Memory(tmp_path / "data") as memory:
+        memory.import_history(home, settle_seconds=0)
+        yield memory
+
+
+def _session_start(memory: Memory, session: str = "new-session") -> dict[str, object]:
+    payload = HookPayload.model_validate({"hook_event_name": "SessionStart", "session_id": session, "cwd": SHOP})
+    return Recaller(memory).context(ContextParams(payload=payload))
+
+
+def test_preferences_stated_in_earlier_sessions_open_the_next_one_cited_and_short(shop: Memory) -> None:
+    memory = shop
+    found = memory.insights.listing(SHOP)["preferences"]
+    texts = [p["text"] for p in found]
+    assert len(found) == 3 and not any("thought" in t or "rounding" in t for t in texts)  # no look-alikes
+    pnpm = next(p for p in found if "pnpm" in p["text"])
+    assert pnpm["count"] == 2 and pnpm["scope"] == SHOP and len(pnpm["evidence"]) == 2
+    context = str(_session_start(memory)["additional_context"])
+    after = context.split("Your preferences for this project")[1].splitlines(keepends=True)
+    section = after[0] + "".join(line for line in after[1:] if line.startswith("- ") and "] 2026-" not in line)
+    assert len(section) <= 600 and "always use pnpm in this repo" in section and "(stated 2 times)" in section
+    assert "never push to main" in section  # stated once, but with "never"
+    assert set(CITED.findall(section)) <= {e["citation"] for p in found for e in p["evidence"]}
+
+
+def test_marks_survive_a_rebuild_and_a_forgotten_source_takes_its_evidence_away(shop: Memory) -> None:
+    memory = shop
+    found = memory.insights.listing(SHOP)["preferences"]
+    push = next(p for p in found if "push" in p["text"])
+    pnpm = next(p for p in found if "pnpm" in p["text"])
+    memory.insights.mark(push["id"], "forget")
+    memory.insights.mark(pnpm["evidence"][1]["citation"], "pin")  # by the citation of one of its statements
+    assert memory.insights.rebuild() == 7
+    listed = memory.insights.listing(SHOP)["preferences"]
+    assert listed[0]["id"] == pnpm["id"] and push["id"] not in {p["id"] for p in listed}
+    opening = str(_session_start(memory)["additional_context"])
+    prefs = opening.split("Your preferences for this project")[1].split("Recent memories")[0]
+    assert "pnpm" in prefs and "never push" not in prefs  # (it may still be among the recent prompts)
+    # forget the first pnpm statement: the preference is derived again from the other one
+    first = memory.resolve(pnpm["evidence"][0]["citation"])
+    assert first is not None
+    memory.forget(ForgetSelector(event_ids=(first.id,)))
+    again = next(p for p in memory.insights.listing(SHOP)["preferences"] if "pnpm" in p["text"])
+    assert again["count"] == 1 and again["evidence"][0]["citation"] == pnpm["evidence"][1]["citation"]
+
+
+def test_no_injected_context_on_the_fixtures_holds_two_lines_with_the_same_text(store: Memory) -> None:
+    recaller = Recaller(store)
+    prompts = [f"the {ECHO} echo", f"what did the {ECHO} command print", "run the echo command again",
+               "what did we change in cart.py", "the compaction summary", "ruff format check"]  # fmt: skip
+    given = 0
+    for prompt in prompts:
+        payload = HookPayload.model_validate(
+            {"hook_event_name": "UserPromptSubmit", "session_id": "asking", "cwd": WORK, "prompt": prompt}
+        )
+        context = str(recaller.context(ContextParams(payload=payload))["additional_context"])
+        lines = [re.sub(r"^- \[mem:\w+\] [^:]*: ", "", line) for line in context.splitlines() if line.startswith("- [")]
+        given += len(lines)
+        assert len(lines) == len(set(lines)), context
+    assert given >= 6
+    echo = str(
+        recaller.context(ContextParams(payload=HookPayload.model_validate(
+            {"hook_event_name": "UserPromptSubmit", "session_id": "asking", "cwd": WORK, "prompt": f"the {ECHO} echo"}
+        )))["additional_context"]
+    )  # fmt: skip
+    assert "(×" in echo  # the same command's output in several sessions: one line, every citation
