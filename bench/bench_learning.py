@@ -83,6 +83,7 @@ def main() -> None:
             out["graduation_cooldown_ms"] = timed(memory.graduation.run)[1]
             out["levels"] = memory.stats()["graduation"]["levels"]
 
+            _, out["tasks_first_fold_ms"] = timed(memory.tasks.refresh)  # (the service's idle step does it first)
             out["session_start_session_mode"] = starts(memory, projects)
             state, out["endless_on_ms"] = timed(lambda: memory.endless.set_mode("endless"))
             out["endless_state"] = state

@@ -50,7 +50,7 @@ def home(tmp_path: Path) -> Path:
         ("s1", now - timedelta(days=3), "user", "def legacy_report(): fix the old report export"),  # outside the day
         ("s1", now - timedelta(hours=30), "user", "fix the discount rounding in cart.py"),
         ("s2", now - timedelta(hours=3), "user", "fix the discount rounding bug in cart.py again, the test fails"),
-        ("s2", now - timedelta(hours=3) + timedelta(minutes=1), "assistant", "I fixed the discount rounding bug. The test passes."),
+        ("s2", now - timedelta(hours=3, minutes=-1), "assistant", "I fixed the discount rounding bug; it passes."),
         ("s2", now - timedelta(hours=2), "user", "now add a test for the discount fix in cart.py"),
         ("s3", now - timedelta(hours=1), "user", "update the discount docs and fix the typo in cart.py"),
     ])  # fmt: skip

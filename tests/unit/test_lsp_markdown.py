@@ -89,4 +89,7 @@ def test_citation_hover_clips_and_points_to_the_source() -> None:
     text = md.citation_hover(details, 80)
     assert text.startswith("**`[mem:AAAAAA]`** · tool_use (Edit) · 2026-02-12 21:00 UTC · session `s-1`\n\n```text\n")
     assert "\n```\n\nSource: `/t/s-1.jsonl:3-4` · project `/p`\n\n250 characters in full" in text
+    used = md.citation_hover({**details, "citation_uses": 7, "sessions_used": 3, "level": 2}, 80)
+    assert "project `/p`\nLevel L2: used in 3 sessions\n" in used
+    assert "Level" not in md.citation_hover({**details, "citation_uses": 7, "level": 0}, 80)
     assert md.missing_citation("mem:zzzzzz") == "No memory `[mem:zzzzzz]`: forgotten, or never stored here."

@@ -80,7 +80,7 @@ RUN_BY = {  # module -> its functions that write, and the one module allowed to 
     "endless": (
         {"set_config", "set_offset", "add_working", "expire", "prune", "add_continuity", "add_consolidated", "forget"},
         "writer.py",
-    ),  # fmt: skip
+    ),
 }
 
 

@@ -94,6 +94,20 @@ LONG_PROMPT: Final = 800
 _PARAGRAPH = re.compile(r"\n\s*\n")
 # a sentence that says what something is, not what to do: "The authentication bug must be fixed before merging."
 _BLOCKQUOTE = re.compile(r"^\s*>.*$", re.M)
+# "don't touch src/pages/cart.tsx" (or `cartCache`) is about this task's file ("don't commit .env files" is a rule), and
+# so is a sentence that opens with a task on an object ("refactor cart.ts to use X instead of Y")
+_DONT_EDIT = re.compile(r"\b(don't|do not|dont) (touch|modify|change|edit|delete|remove|rename|move|refactor)\b")
+_ONE_FILE = re.compile(
+    r"(?<![\w*])(?:[\w.-]+/)+[\w-]+\.[A-Za-z0-9]{1,6}\b|(?<![\w*])[\w-]+\.(?:py|ts|tsx|js|jsx|rs|go|java|kt|rb|md)\b"
+    r"|`[^`\n]+`"
+)
+_TASK_START = re.compile(
+    r"^(please |pls |can you |could you )?(refactor|rewrite|change|update|convert|migrate|port|modify|fix|make|move|"
+    r"replace|split|rename|extract|reuse)\b"
+)
+_WE_USE = re.compile(
+    r"^(we|our team|the team) (use|follow|prefer)\b.*\b(here|in this (repo|repository|project|codebase))\b"
+)
 _POLITE = re.compile(r"\s*\b(please|pls|plz)\b")
 _DESCRIBES = re.compile(
     r"^((and|but|so|also|because) )?(the|this|that|these|those|it|it's|there|there's|he|she|they|its|his|her|their)\b"
@@ -115,8 +129,8 @@ _NOT_AN_INSTRUCTION = re.compile(
     r"\b(i|we|they|he|she|it|you) (always|never) (\w+ed|used|thought|knew|had|was|were|did|got|went|saw|heard|"
     r"said|told|made|ran|wrote|forgot|found|took|seems?|gets?|fails?|breaks?|returns?|works?|happens?|crash\w*)\b"
     r"|\bused to\b|\bnever (thought|heard|seen|knew|been|understood)\b|\balways (thought|wondered)\b"
-    r"|\b(?!i\b)[\w-]+ (says?|said|suggests?|suggested|recommends?|recommended|tells|told|warns?|warned|claims?|"
-    r"mentions?|complains?|reads)\b|\baccording to\b"  # someone else's words ("clippy says always ...")
+    r"|\b(?!(i|to)\b)[\w-]+ (says|said|suggests|suggested|recommends|recommended|tells|told|warns|warned|claims|"
+    r"claimed|mentions|mentioned|complains|complained|reads)\b|\baccording to\b"  # someone else's ("clippy says ...")
     r"|\b[\w-]+:\s*(always|never)\s*($|[.,;]|(is|are|was|set|in|on|for)\b)"  # a setting: "restart: always"
     r"|\b(if|whether|unless) (you|we|i) (always|never)\b|\bnot always\b|\balmost (always|never)\b"
     r"|\b(is|are|was|were|isn't|aren't|it's|that's) (always|never)\b|\b(always|never) (been|had|was|were|got|seemed)\b"
@@ -306,9 +320,12 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
         switch and re.search(r"\b(back|we switched)\b", low)
     )
     first_clause = low.split(",")[0]
-    prohibition = _DONT_START.search(low) and not _DEICTIC.search(first_clause)
+    # "don't touch src/pages/cart.tsx" is about this task's file; "don't commit .env files" is a rule
+    edits_one = _DONT_EDIT.search(low) and _ONE_FILE.search(sentence)
+    prohibition = _DONT_START.search(low) and not _DEICTIC.search(first_clause) and not edits_one
     chooses = (
         replace
+        or _WE_USE.search(low)
         or switch
         or _STANDING.search(low)
         or (stop and stop.group("what").startswith("us"))
@@ -326,6 +343,7 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
         replaced = (
             replace
             and not _DEICTIC.search(replace.group(0))
+            and not _TASK_START.search(low)  # "refactor cart.ts to use X instead of Y": a task
             and _terms(replace.group("new") or replace.group("new2") or replace.group("new3") or "")
         )
         stopped = stop and stop.group(3) in {"stop", "quit", "no more"} and not _DEICTIC.search(stop.group("what"))
@@ -368,7 +386,8 @@ def _vouches(sentence: str) -> bool:
     """A short sentence that only says the one before is a standing rule: "always.", "that's how we work here"."""
     low = sentence.lower()
     marks = (_ALWAYS_NEVER, _REMINDER, _CONVENTION, _LASTING)
-    return len(low.split()) <= 8 and _instruction(low) and any(m.search(low) for m in marks)
+    bare = len(_terms(low)) < 2  # it says nothing of its own ("We use lodash here." is a rule of its own)
+    return bare and len(low.split()) <= 8 and _instruction(low) and any(m.search(low) for m in marks)
 
 
 def _gone(found: re.Match[str]) -> str:
@@ -473,73 +492,112 @@ class _Stems:
         return self._seen[key]
 
 
-def _contrary(rule: Rule, earlier: Preference, stems: _Stems) -> bool:
+COMPARED: Final = 20  # a preference's latest distinct wordings a new statement is compared with
+
+
+@dataclass(slots=True)
+class _Known:
+    """A preference's stemmed words, kept up to date as statements join it (what grouping compares)."""
+
+    favours: set[str] = field(default_factory=set)
+    rejects: set[str] = field(default_factory=set)
+    asked: set[str] = field(default_factory=set)  # the words of its "do" statements
+    refused: set[str] = field(default_factory=set)  # the words of its "don't" statements
+    all_do: bool = True
+    terms: dict[frozenset[str], None] = field(default_factory=dict)  # its statements' distinct words, latest last
+    all_terms: set[str] = field(default_factory=set)  # every word of every statement
+    projects: set[str | None] = field(default_factory=set)
+
+    def add(self, statement: Statement, stems: _Stems) -> None:
+        rule = statement.rule
+        self.favours |= stems(rule.favours)
+        self.rejects |= stems(rule.rejects)
+        (self.asked if rule.polarity == "do" else self.refused).update(stems(rule.terms))
+        self.all_do = self.all_do and rule.polarity == "do"
+        words = stems(rule.terms)
+        self.all_terms |= words
+        self.terms.pop(words, None)
+        self.terms[words] = None
+        while len(self.terms) > COMPARED:
+            del self.terms[next(iter(self.terms))]
+        self.projects.add(statement.project)
+
+    def words(self) -> set[str]:
+        return self.favours | self.rejects | self.asked | self.refused
+
+
+def _similarity(rule: Rule, known: _Known, stems: _Stems) -> float:
+    """The best Jaccard similarity of the rule's stemmed terms with a wording of the preference; 1 when both choose the
+    same tool. Below :data:`SAME_RULE` (the lowest threshold it is compared with) an upper bound is enough: the share
+    of the rule's words found anywhere in the preference."""
+    if stems(rule.favours) & known.favours or stems(rule.rejects) & known.rejects:
+        return 1.0
+    mine = stems(rule.terms)
+    bound = len(mine & known.all_terms) / len(mine) if mine else 0.0
+    if bound < SAME_RULE:
+        return bound
+    return max((len(mine & theirs) / len(mine | theirs) for theirs in known.terms if mine | theirs), default=0.0)
+
+
+def _contrary(rule: Rule, known: _Known, stems: _Stems) -> bool:
     """The rule drops all of what the earlier preference chose, or chooses what it refused (a preference that names
     no choice stands for its words), or stops a habit the preference asked for."""
-    about = _similarity(rule, earlier, stems) >= SAME_RULE
-    chose = stems(tuple(earlier.favours())) or (
-        stems(tuple(t for s in earlier.statements if s.rule.polarity == "do" for t in s.rule.terms)) if about else set()
-    )
-    refused = stems(tuple(earlier.rejects())) or (
-        stems(tuple(t for s in earlier.statements if s.rule.polarity == "dont" for t in s.rule.terms))
-        if about
-        else set()
-    )
+    about = _similarity(rule, known, stems) >= SAME_RULE
+    chose = known.favours or (known.asked if about else set())
+    refused = known.rejects or (known.refused if about else set())
     drops, picks = stems(rule.rejects), stems(rule.favours)
     if drops and drops <= chose and not drops <= refused:
         return True
     if picks and picks <= refused and not picks <= chose:
         return True
-    asked = all(s.rule.polarity == "do" for s in earlier.statements)
-    return rule.stops and asked and about
-
-
-def _similarity(rule: Rule, earlier: Preference, stems: _Stems) -> float:
-    """The best Jaccard similarity of the rule's stemmed terms with a statement of the preference; 1 when both choose
-    the same tool."""
-    if stems(rule.favours) & stems(tuple(earlier.favours())) or stems(rule.rejects) & stems(tuple(earlier.rejects())):
-        return 1.0
-    mine = stems(rule.terms)
-    best = 0.0
-    for statement in earlier.statements:
-        theirs = stems(statement.rule.terms)
-        if mine | theirs:
-            best = max(best, len(mine & theirs) / len(mine | theirs))
-    return best
+    return rule.stops and known.all_do and about
 
 
 def preferences(statements: Iterable[Statement]) -> list[Preference]:
     """Group statements (in the order they were made) into preferences: a statement joins the latest standing
     preference it agrees with (same project, or any when it was stated in several); a statement contrary to a
-    standing one starts a new preference that supersedes it (both kept)."""
+    standing one starts a new preference that supersedes it (both kept). Only preferences sharing a stemmed word
+    with the statement are compared (an index of their words)."""
     found: list[Preference] = []
+    known: list[_Known] = []
+    by_word: dict[str, set[int]] = {}
     stems = _Stems()
     for statement in statements:
-        standing = [p for p in found if p.superseded_by is None]
-        contrary = [p for p in standing if _near(p, statement, stems) and _contrary(statement.rule, p, stems)]
-        scored = [(_similarity(statement.rule, p, stems), n, p) for n, p in enumerate(standing) if p not in contrary]
+        rule = statement.rule
+        words = stems(rule.terms) | stems(rule.favours) | stems(rule.rejects)
+        near = sorted({n for w in words for n in by_word.get(w, ()) if found[n].superseded_by is None})
+        contrary = [n for n in near if _near(known[n], statement, stems) and _contrary(rule, known[n], stems)]
         here = [
-            (score, n, p) for score, n, p in scored if score >= (SAME_RULE if _local(p, statement) else SAME_ELSEWHERE)
+            (score, n)
+            for n in near
+            if n not in contrary
+            and (score := _similarity(rule, known[n], stems))
+            >= (SAME_RULE if _local(known[n], statement) else SAME_ELSEWHERE)
         ]
         if here and not contrary:
-            max(here, key=lambda t: (t[0], t[1]))[2].statements.append(statement)
-            continue
-        new = Preference(f"pref:{statement.citation or statement.event_id}", [statement])
-        for old in contrary:
-            old.superseded_by = new.id
-            new.supersedes.append(old.id)
-        found.append(new)
+            n = max(here)[1]
+        else:
+            n = len(found)
+            found.append(Preference(f"pref:{statement.citation or statement.event_id}"))
+            known.append(_Known())
+            for old in contrary:
+                found[old].superseded_by = found[n].id
+                found[n].supersedes.append(found[old].id)
+        found[n].statements.append(statement)
+        known[n].add(statement, stems)
+        for w in known[n].words():
+            by_word.setdefault(w, set()).add(n)
     return found
 
 
-def _local(preference: Preference, statement: Statement) -> bool:
+def _local(known: _Known, statement: Statement) -> bool:
     """Stated in the statement's project, or already in several."""
-    return statement.project in preference.projects or len(preference.projects) > 1
+    return statement.project in known.projects or len(known.projects) > 1
 
 
-def _near(preference: Preference, statement: Statement, stems: _Stems) -> bool:
+def _near(known: _Known, statement: Statement, stems: _Stems) -> bool:
     """Where a contrary statement supersedes a preference: in its project, or anywhere about the same thing."""
-    return _local(preference, statement) or _similarity(statement.rule, preference, stems) >= SAME_ELSEWHERE
+    return _local(known, statement) or _similarity(statement.rule, known, stems) >= SAME_ELSEWHERE
 
 
 def standing(found: Sequence[Preference], project: str | None) -> list[Preference]:

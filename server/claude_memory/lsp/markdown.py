@@ -101,6 +101,8 @@ def citation_hover(details: Mapping[str, Any], max_chars: int) -> str:
         "",
         f"Source: `{where}`" + (f" · project `{details['project']}`" if details.get("project") else ""),
     ]
+    if details.get("level"):  # (not the use count: showing this hover is a use, so it would never be current)
+        lines.append(f"Level L{details['level']}: used in {details.get('sessions_used', 0)} sessions")
     if len(shown) < len(text):
         lines.append(f"\n{len(text):,} characters in full: run claudeMemory.show for the rest.")
     return "\n".join(lines)

@@ -71,7 +71,9 @@ class Endless:
         writer = self._memory.writer
         if mode == "endless" and self.mode() != "endless":
             writer.set_endless("mode", mode)
-            self._read(since=utc_now() - BACKFILL, start=0)
+            newest = store.newest_seq(self._memory.con)
+            self._read(since=utc_now() - BACKFILL, start=0)  # the last week
+            writer.add_endless(_working_table([]), _continuity_table([]), newest, self.config().working_set.max_events)
             self.consolidate(force=True)
         else:
             writer.set_endless("mode", mode)

@@ -35,14 +35,18 @@ class Insights:
 
     def __init__(self, memory: Memory) -> None:
         self._memory = memory
+        self._grouped: tuple[tuple[int, int, int], list[Preference]] | None = None  # cached on store.stated_state
 
     def refresh(self) -> int:
         """Read the prompts stored since the last refresh; how many were read."""
         con = self._memory.con
         done = 0
+        stated_any = False
         while True:
             found = store.prompts_after(con, store.offset(con), BATCH)
             if not found:
+                if stated_any:
+                    self.preferences()  # grouped now, in the service's idle time, rather than in the next SessionStart
                 return done
             rows = []
             for prompt in found:
@@ -57,6 +61,7 @@ class Insights:
                              canonical_key(prompt.text), encoded))  # fmt: skip
             self._memory.writer.add_insights(store.table(rows), found[-1].seq)
             done += len(found)
+            stated_any = stated_any or any(row[-1] for row in rows)
 
     def current(self) -> None:
         if not self._memory.read_only:
@@ -70,12 +75,19 @@ class Insights:
     # ------------------------------------------------------------------ reads
 
     def preferences(self) -> list[Preference]:
+        """Every preference, grouped again only when a prompt stating rules came or went (a store full of them takes
+        seconds: bench/bench_learning.py)."""
+        state = store.stated_state(self._memory.con)
+        if self._grouped is not None and self._grouped[0] == state:
+            return self._grouped[1]
         statements = [
             Statement(s.event_id, s.citation, s.project, s.session_id, from_store_time(s.ts), Rule.from_json(rule))
             for s in store.stated(self._memory.con)
             for rule in s.rules
         ]
-        return preferences(statements)
+        found = preferences(statements)
+        self._grouped = (state, found)
+        return found
 
     def listing(self, project: str | None, *, include_all: bool = False, limit: int = 100) -> dict[str, Any]:
         """``{preferences, topics}`` for ``project`` (None: every project). Without ``include_all``, only what holds

@@ -68,6 +68,11 @@ def set_offset(con: duckdb.DuckDBPyConnection, seq: int) -> None:
     con.execute("INSERT OR REPLACE INTO projection_offsets VALUES (?, ?)", [OFFSET, seq])
 
 
+def newest_seq(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()
+    return int(row[0]) if row else 0
+
+
 def events_after(con: duckdb.DuckDBPyConnection, seq: int, since: datetime | None, limit: int) -> list[NewEvent]:
     """Conversation events stored after ``seq`` (and at or after ``since``), oldest first; sidechains left out."""
     rows = con.execute(

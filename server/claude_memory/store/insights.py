@@ -90,6 +90,15 @@ def stated(con: duckdb.DuckDBPyConnection) -> list[Stated]:
     return [Stated(int(r[0]), r[1], r[2], str(r[3]), r[4], json.loads(r[5])) for r in rows]
 
 
+def stated_state(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
+    """Changes whenever a prompt stating rules comes or goes (what grouping preferences is cached on)."""
+    row = con.execute(
+        "SELECT count(*), coalesce(max(event_id), 0), coalesce(sum(event_id % 1000003), 0) FROM prompt_insights "
+        "WHERE rules IS NOT NULL"
+    ).fetchone()
+    return (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
+
+
 def repeated(
     con: duckdb.DuckDBPyConnection, project: str | None, min_count: int, limit: int
 ) -> list[tuple[str, str | None, list[int]]]:
