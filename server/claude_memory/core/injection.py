@@ -147,7 +147,7 @@ def _task_line(task: OpenTask) -> str:
 class StatedPreference:
     """A preference or rule the user stated in earlier sessions (core/insights.py), as SessionStart gives it."""
 
-    text: str  # its latest statement
+    text: str  # the statement that says it best (the latest of the wordiest)
     citation: str | None  # of that statement
     count: int  # how many times it was stated
 

@@ -246,7 +246,6 @@ _DONT_START = re.compile(r"^(please |pls |and |also |but )?(don't|do not|dont|ne
 _FORGET_OLD = re.compile(r"\b(forget (the|about) (?P<old>[\w.@/+-]+)|no longer|not (?P<old2>[\w.@/+-]+) anymore|"
                          r"(?P<old3>[\w.@/+-]+)('s| is| has) gone|drop (?P<old4>[\w.@/+-]+))")  # fmt: skip
 _DEICTIC = re.compile(r"\b(this|that|these|those|it|them|here|yet|above|below)\b")
-_NEGATION = re.compile(r"\b(never|don't|do not|dont|avoid|stop|no more|not|no longer|quit)\b")
 
 _FILLER: Final = frozenset(
     {
@@ -303,6 +302,11 @@ def _about_work(sentence: str) -> bool:
     return bool(_CODE_LIKE.search(sentence) or _WORK.search(sentence.lower()))
 
 
+def _side(found: re.Match[str], name: str) -> str:
+    """What a replacement chooses (``new``) or drops (``old``), whichever of its patterns matched."""
+    return next((found.group(g) for g in (name, f"{name}2", f"{name}3") if found.group(g)), "")
+
+
 def _rule(sentence: str, reminded: bool = False) -> Rule | None:
     """The rule one sentence states; ``reminded``: another sentence of the prompt says it is a standing rule."""
     low = sentence.lower().strip().replace("`", "")
@@ -320,7 +324,6 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
         switch and re.search(r"\b(back|we switched)\b", low)
     )
     first_clause = low.split(",")[0]
-    # "don't touch src/pages/cart.tsx" is about this task's file; "don't commit .env files" is a rule
     edits_one = _DONT_EDIT.search(low) and _ONE_FILE.search(sentence)
     prohibition = _DONT_START.search(low) and not _DEICTIC.search(first_clause) and not edits_one
     chooses = (
@@ -344,7 +347,7 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
             replace
             and not _DEICTIC.search(replace.group(0))
             and not _TASK_START.search(low)  # "refactor cart.ts to use X instead of Y": a task
-            and _terms(replace.group("new") or replace.group("new2") or replace.group("new3") or "")
+            and _terms(_side(replace, "new"))
         )
         stopped = stop and stop.group(3) in {"stop", "quit", "no more"} and not _DEICTIC.search(stop.group("what"))
         if not (replaced or stopped or (switch and gone)):
@@ -352,8 +355,8 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
     favours: list[str] = []
     rejects: list[str] = []
     if replace:
-        favours += _terms(replace.group("new") or replace.group("new2") or replace.group("new3") or "")
-        rejects += _terms(replace.group("old") or replace.group("old2") or replace.group("old3") or "")
+        favours += _terms(_side(replace, "new"))
+        rejects += _terms(_side(replace, "old"))
     if switch:
         favours += _terms(switch.group("new"))
     if gone:
@@ -601,5 +604,6 @@ def _near(known: _Known, statement: Statement, stems: _Stems) -> bool:
 
 
 def standing(found: Sequence[Preference], project: str | None) -> list[Preference]:
-    """The preferences that hold in ``project`` now: not superseded, stated in it or in several projects."""
-    return [p for p in found if p.superseded_by is None and (p.scope is None or p.scope == project)]
+    """The preferences that hold in ``project`` now (None: in any project): not superseded, stated in it or in several
+    projects."""
+    return [p for p in found if p.superseded_by is None and (project is None or p.scope in (None, project))]

@@ -31,7 +31,6 @@ RELEVANCE: Final = {"user_prompt": 1.0, "compact_summary": 0.9, "agent_response"
 CONTEXT_ITEMS: Final = 5  # working-set items SessionStart gives (relevance ≥ CONTEXT_RELEVANCE)
 CONTEXT_RELEVANCE: Final = 0.7
 CONTEXT_CONSOLIDATED: Final = 3
-ICONS: Final = {"seamless": "🔗", "topic_shift": "↪️", "break": "🆕"}
 
 
 class Endless:

@@ -2,8 +2,9 @@
 derived from their prompts (:mod:`claude_memory.core.insights`).
 
 Each new user prompt is read once (the projection's offset moves past it): its canonical key and the rules it states
-are stored with it, and deleted with it by a forget. Preferences are grouped from those rows when read (a few per
-hundred prompts), so a forget or a person's mark (pin, forget) shows at once, and a rebuild gives the same insights.
+are stored with it, and deleted with it by a forget. Preferences are grouped from those rows when read (and kept until
+a prompt stating rules comes or goes), so a forget or a person's mark (pin, forget) shows at once, and a rebuild gives
+the same insights.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final
 from claude_memory.core.citations import render
 from claude_memory.core.disclosure import clip
 from claude_memory.core.injection import informative
-from claude_memory.core.insights import Preference, Rule, Statement, canonical_key, preferences, rules
+from claude_memory.core.insights import Preference, Rule, Statement, canonical_key, preferences, rules, standing
 from claude_memory.core.machine_text import is_synthetic
 from claude_memory.store import insights as store
 from claude_memory.store import queries
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 
 BATCH: Final = 2_000  # prompts read per transaction
 TOPIC_MIN: Final = 2  # a topic asked this many times is a repeated topic (seed §4.4)
-MARKS: Final = ("pin", "forget")
 
 
 class Insights:
@@ -56,7 +56,7 @@ class Insights:
                 topical = len(informative(self._memory.tokenizer.words(prompt.text))) >= 2
                 if not stated and not topical:
                     continue
-                encoded = json_rules(stated)
+                encoded = _json_rules(stated)
                 rows.append((prompt.event_id, prompt.project, prompt.session_id, prompt.ts,
                              canonical_key(prompt.text), encoded))  # fmt: skip
             self._memory.writer.add_insights(store.table(rows), found[-1].seq)
@@ -98,11 +98,9 @@ class Insights:
     def _listed(self, project: str | None, include_all: bool, limit: int) -> list[dict[str, Any]]:
         """Pinned first, standing before superseded, the most often stated first, then the latest."""
         marks = store.marks(self._memory.con)
-        found = [
-            p for p in self.preferences()
-            if project is None or p.scope is None or p.scope == project
-            if include_all or (p.superseded_by is None and marks.get(p.id) != "forget")
-        ]  # fmt: skip
+        every = self.preferences()
+        held = every if include_all else [p for p in standing(every, project) if marks.get(p.id) != "forget"]
+        found = [p for p in held if project is None or p.scope is None or p.scope == project]
         found.sort(key=lambda p: p.latest.ts or "", reverse=True)
         found.sort(key=lambda p: (marks.get(p.id) != "pin", p.superseded_by is not None, -len(p.statements)))
         return [_preference(p, marks.get(p.id)) for p in found[:limit]]
@@ -151,7 +149,7 @@ class Insights:
         return [p for p in listed if p["mark"] == "pin" or p["count"] >= 2 or p["explicit"]]
 
 
-def json_rules(stated: list[Rule]) -> str | None:
+def _json_rules(stated: list[Rule]) -> str | None:
     return json.dumps([r.to_json() for r in stated], ensure_ascii=False) if stated else None
 
 

@@ -63,11 +63,6 @@ def prompts_after(con: duckdb.DuckDBPyConnection, seq: int, limit: int) -> list[
     ]
 
 
-def newest_prompt(con: duckdb.DuckDBPyConnection) -> int:
-    row = con.execute("SELECT coalesce(max(seq), 0) FROM events WHERE type = 'user_prompt'").fetchone()
-    return int(row[0]) if row else 0
-
-
 def add(con: duckdb.DuckDBPyConnection, rows: pa.Table, seq: int) -> None:
     """Inside the writer's transaction: the rows, and the offset moved to ``seq``."""
     with arrow_view(con, "insight_rows", rows):
