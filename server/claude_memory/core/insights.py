@@ -98,12 +98,12 @@ _BLOCKQUOTE = re.compile(r"^\s*>.*$", re.M)
 # so is a sentence that opens with a task on an object ("refactor cart.ts to use X instead of Y")
 _DONT_EDIT = re.compile(r"\b(don't|do not|dont) (touch|modify|change|edit|delete|remove|rename|move|refactor)\b")
 _ONE_FILE = re.compile(
-    r"(?<![\w*])(?:[\w.-]+/)+[\w-]+\.[A-Za-z0-9]{1,6}\b|(?<![\w*])[\w-]+\.(?:py|ts|tsx|js|jsx|rs|go|java|kt|rb|md)\b"
+    r"(?<![\w*])(?:[\w.-]+/)+[\w-]+\.[A-Za-z0-9]{1,6}\b|(?<![\w*.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{1,5}\b"
     r"|`[^`\n]+`"
 )
 _TASK_START = re.compile(
     r"^(please |pls |can you |could you )?(refactor|rewrite|change|update|convert|migrate|port|modify|fix|make|move|"
-    r"replace|split|rename|extract|reuse)\b"
+    r"replace|split|rename|extract|reuse|remove|delete|add|bump|revert|drop|implement|create|run)\b"
 )
 _WE_USE = re.compile(
     r"^(we|our team|the team) (use|follow|prefer)\b.*\b(here|in this (repo|repository|project|codebase))\b"
@@ -151,7 +151,8 @@ _WORK = re.compile(
     r"install\w*|package\w*|dependenc\w*|deps|lockfile|librar\w*|framework|module\w*|import\w*|export\w*|file\w*|"
     r"folder\w*|director\w*|path\w*|function\w*|method\w*|class\w*|component\w*|hook\w*|variable\w*|const|"
     r"var|interface\w*|api\w*|endpoint\w*|route\w*|server\w*|client\w*|database\w*|db|sql|quer\w*|"
-    r"migration\w*|schema\w*|table\w*|index\w*|config\w*|settings?|env|environment\w*|secret\w*|key\w*|"
+    r"migration\w*|schema\w*|table\w*|index\w*|config\w*|settings?|env|environment\w*|secret\w*|key\w*|jobs?|"
+    r"submit\w*|sweeps?|errors?|unwraps?|floats?|money|currency|"
     r"token\w*|password\w*|credential\w*|log\w*|logger|error\w*|exception\w*|bug\w*|fix\w*|debug\w*|"
     r"refactor\w*|rename\w*|comment\w*|docstring\w*|docs?|documentation|readme|changelog|naming|names?|"
     r"indent\w*|tabs?|spaces?|quotes?|semicolons?|line\w*|chars?|characters?|width|style|convention\w*|"
@@ -173,13 +174,17 @@ _ALWAYS_NEVER = re.compile(
 _LASTING = re.compile(
     r"\b(from now on|going forward|moving forward|in (the )?future|by default|from here on( out)?|for all future|"
     r"every time|each time|whenever you|for every|every single|on every|anymore|any more|from today on|"
-    r"as a rule|as a habit|in general|generally|as usual|ever again|here too|here as well)\b|,\s*ever[.!]*$"
+    r"as a rule|as a habit|in general|generally|as usual|ever again|here too|here as well|(don't|dont|do not|never) "
+    r"ever|the whole (codebase|code base|repo|repository|project)|anywhere|everywhere|nowhere else|hard requirement|"
+    r"non-negotiable|off the table|across the (codebase|repo|project))\b|,\s*ever[.!]*$|\bever[.!]*$"
     r"|^(please )?(remember|note|keep in mind)( for (later|next time|the future))?( that)?\b"
+    r"|^when(ever)? you (\w+)\b(?!.*\b(this|that|these|those|it)\b)"  # a habit: "when you return errors, wrap them"
 )
 _CONVENTION = re.compile(
     r"\b(in this (repo|repository|project|codebase|code base|team|org)|in our (repo|repository|project|codebase|team)|"
     r"(that's|this is|it's) how we (work|do (it|things))|our (convention|style|rule|standard|policy|preference)|"
-    r"(the|a) (convention|house style|team rule|policy) (is|here)|we (use|prefer|follow|write|do|don't|never|always)"
+    r"(the|a) (convention|house style|team rule|policy) (is|here)|\w+ here (follow|use|go|live)s?\b|"
+    r"we (use|prefer|follow|write|do|don't|never|always)"
     r"\b[^.]*\b(here|in this|in our|across)\b|house style|team convention|convention here|our style guide|"
     r"(is|are) (the|our) (convention|standard|rule|policy))\b"
 )
@@ -190,21 +195,31 @@ _REMINDER = re.compile(
     r"(it|this|that)( again)?|standing (rule|order|instruction)|"
     r"(that's|it's|this is) (mandatory|non-negotiable|a rule)|"
     r"mandatory here|you know the drill|how many times|,\s*remember[.!]?$|"
-    r"same as (in )?(the |all )?other (repos?|projects?))"
+    r"same as (in )?(the |all )?other (repos?|projects?)|^again[,:])"
 )
 # process rules: an action tied to the moments that recur ("before committing", "before saying a task is done")
 _BEFORE = re.compile(
     r"\bbefore (every |each |any )?(commit|committing|you commit|push|pushing|you push|merg\w*|saying|you say|done|"
     r"finishing|you finish|opening a pr|you open a pr|releas\w*|declaring|(you )?tell me)\b"
 )
-_EVERY_NEEDS = re.compile(r"^(every|all|each|any) (new )?[\w-]+( [\w-]+)? (needs?|must|should|has to|have to|gets?)\b")
-_ONLY = re.compile(r"^([\w.@/+-]+( [\w.@/+-]+)?) only\b(?! (if|when|for|in this))")
+# an obligation on a kind of thing: "every pub item needs a doc comment", "new modules need type hints", "anything
+# that prints color has to respect NO_COLOR", "hyperparams belong in conf/"
+_EVERY_NEEDS = re.compile(
+    r"^(every|all|each|any|anything|everything|new) (?!.*\b(this|that|these|those)\b).{0,60}?\b"
+    r"(needs?|must|should|has to|have to|gets?|belongs?|goes|go)\b"
+)
+_ONLY = re.compile(
+    r"^(\w+: )?(?!(?:not|if|the|an?|one|i|we|you)\b)(?P<what>[\w.@/+-]+(?: [\w.@/+-]+)?) only\b"
+    r"(?! (if|when|for (this|now)|in this))"
+)
 _TEAM_HABIT = re.compile(r"^(we|our team|the team) (use|follow|prefer|write|do|don't|never|always|keep|run|tag|name)\b")
 # the common shapes of a standing request about how to work: stick to X, only use X, ask before deleting, explain the
 # plan first, keep answers short, let's always ..., we don't do X here
 _STANDING = re.compile(
     r"^(please |pls |and |also )?(stick (to|with)|only use|just use|keep using|default to|always go with)\b"
     r"|\bask (me )?(first |before (you )?(delet|remov|add|install|push|commit|run|chang|touch|modif|upgrad|renam)\w*)"
+    r"|\bwithout (checking|asking) (with )?me( first)?\b"
+    r"|^(short|shorter|brief|briefer|concise|terse)( answers| replies| responses)?( please| pls)?\b"
     r"|\b(explain|show|tell me|describe|outline) (me )?(the|your|a) (plan|approach|changes?)\b.* (before|first)\b"
     r"|\bkeep (your |the )?(answers?|responses?|replies|explanations?|summar\w*|messages?|output) (short|brief|concise|"
     r"terse|to the point)\b|^(let's|lets) (always|never|stick (to|with))\b|\bwe don't do\b"
@@ -226,6 +241,7 @@ _REPLACE = re.compile(
     r"(not|instead of|rather than|over|in place of|and not)\s+(?P<old>[\w.@/+-]+)"
     r"|\b(?P<new2>[\w.@/+-]+),? (instead of|rather than) (?P<old2>[\w.@/+-]+)"
     r"|\b(?P<new3>[\w.@/+-]+), not (?P<old3>[\w.@/+-]+)"
+    r"|\buse (the )?(?P<new4>[\w.@/+-]+)[^,.;]{0,60}?,? (not|rather than|instead of) (the )?(?P<old4>[\w.@/+-]+)"
 )
 _SWITCH = re.compile(
     r"\b(we switched to|switch(ing)? (back )?to|mov(e|ing) (back )?to|migrat(e|ing) to|we're (now )?(on|using)|"
@@ -304,7 +320,7 @@ def _about_work(sentence: str) -> bool:
 
 def _side(found: re.Match[str], name: str) -> str:
     """What a replacement chooses (``new``) or drops (``old``), whichever of its patterns matched."""
-    return next((found.group(g) for g in (name, f"{name}2", f"{name}3") if found.group(g)), "")
+    return next((found.group(g) for g in (name, f"{name}2", f"{name}3", f"{name}4") if found.group(g)), "")
 
 
 def _rule(sentence: str, reminded: bool = False) -> Rule | None:
@@ -313,6 +329,8 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
     if not _instruction(low) or _DESCRIBES.search(low):
         return None
     always = _ALWAYS_NEVER.search(low)
+    if _TASK_START.search(low) and _ONE_FILE.search(sentence) and not always:
+        return None  # a task on a file or a symbol ("rename `x` to `y` everywhere", "remove it from a.ts, ... anymore")
     lasting = _LASTING.search(low)
     convention = _CONVENTION.search(low)
     prefer = _PREFER.search(low)
@@ -347,6 +365,7 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
             replace
             and not _DEICTIC.search(replace.group(0))
             and not _TASK_START.search(low)  # "refactor cart.ts to use X instead of Y": a task
+            and not _ONE_FILE.search(sentence)  # "use the client from src/api.ts instead of a new one": this task's
             and _terms(_side(replace, "new"))
         )
         stopped = stop and stop.group(3) in {"stop", "quit", "no more"} and not _DEICTIC.search(stop.group("what"))
@@ -368,7 +387,7 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
     if (refused := _NEVER_USE.search(low)) is not None:
         rejects += _terms(refused.group("old") or refused.group("old2") or "")
     if (only := _ONLY.search(low)) is not None:
-        favours += _terms(only.group(1))
+        favours += _terms(only.group("what"))
     terms = _content(sentence)
     dont = bool(_DONT_START.search(low) or _NO_THING.search(low.split(",")[0])) or (
         always is not None and always.group(3) == "never"
