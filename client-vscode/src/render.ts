@@ -282,6 +282,8 @@ export function statusText(s: StatusResult | undefined, error?: string): StatusV
   if (downloading) text += ` $(cloud-download) model ${downloadShare(download)}`;
   else if (emb && emb.available === false) text += " $(warning) keyword only";
   else if (pending > 0) text += ` $(sync~spin) ${pending} to embed`;
+  const endless = s.endless?.mode === "endless" ? s.endless : undefined;
+  if (endless) text += " ∞";
   const lines = [
     `Claude Memory service running${s.service?.pid ? ` (pid ${s.service.pid})` : ""}${s.service?.version ? `, version ${s.service.version}` : ""}`,
     s.service?.data_dir ? `Data: ${s.service.data_dir}` : "",
@@ -289,6 +291,10 @@ export function statusText(s: StatusResult | undefined, error?: string): StatusV
     emb ? `Embeddings: ${emb.available === false ? `unavailable — ${emb.reason ?? "no model"}` : `${emb.vectors ?? 0} vectors, ${pending} pending`}` : "",
     downloading ? `Downloading the embedding model: ${downloadShare(download)}; keyword search meanwhile` : "",
     emb?.available === false && download?.state === "failed" ? `Model download failed: ${download.error ?? "unknown"}` : "",
+    endless
+      ? `Endless mode: working set ${endless.working_set ?? 0} events, continuity ${(endless.continuity ?? 0.5).toFixed(2)}` +
+        `${endless.transition ? ` (${endless.transition})` : ""}, ${endless.consolidated ?? 0} consolidated`
+      : "",
     scopeLine(s),
     ...(s.warnings ?? []).map(w => `Warning: ${w}`),
   ].filter(Boolean);

@@ -261,6 +261,8 @@ export interface StatusResult {
     model?: string; available?: boolean; reason?: string | null; pending?: number; failed?: number; vectors?: number;
     download?: ModelDownload | null;
   } | null;
+  /** Endless mode (docs/architecture.md, "What the memory learns"); mode "session" is the default. */
+  endless?: { mode?: string; working_set?: number; continuity?: number; transition?: string | null; consolidated?: number } | null;
   warnings?: string[];
   error?: string | null;
 }

@@ -140,6 +140,11 @@ test("status text: running with embeddings unavailable, pending, not running", (
   assert.equal(pending.text, "$(database) Memory: 661 $(sync~spin) 120 to embed");
   assert.match(pending.tooltip, /Embeddings: 541 vectors, 120 pending/);
   assert.equal(statusText({ ...status, embedding: { available: true, pending: 0, vectors: 661 } }).text, "$(database) Memory: 661");
+  const endless = statusText({ ...status, embedding: { available: true, pending: 0, vectors: 661 },
+    endless: { mode: "endless", working_set: 47, continuity: 0.85, transition: "seamless", consolidated: 23 } });
+  assert.equal(endless.text, "$(database) Memory: 661 ∞");
+  assert.match(endless.tooltip, /\nEndless mode: working set 47 events, continuity 0\.85 \(seamless\), 23 consolidated/);
+  assert.doesNotMatch(statusText({ ...status, endless: { mode: "session" } }).tooltip, /Endless/);
   const fetching = statusText({
     ...status, embedding: { available: false, reason: "not downloaded yet", download: { state: "downloading", bytes: 45e6, total: 90e6 } },
   });
