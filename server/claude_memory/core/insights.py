@@ -337,27 +337,22 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
     replace = _REPLACE.search(_POLITE.sub("", low))
     switch = _SWITCH.search(low)
     stop = _STOP.search(low)
+    stops_using = bool(stop and stop.group("what").startswith("us"))  # "stop using X"
+    stopped_habit = bool(stop and stop.group(3) in {"stop", "quit", "no more"})
     gone = _FORGET_OLD.search(low)
-    habit = any(m.search(low) for m in (_REMINDER, _BEFORE, _EVERY_NEEDS, _ONLY, _TEAM_HABIT, _STANDING)) or (
+    before, standing, only = _BEFORE.search(low), _STANDING.search(low), _ONLY.search(low)
+    chosen, refused = _ALWAYS_USE.search(low), _NEVER_USE.search(low)
+    habit = (before or only or standing or any(m.search(low) for m in (_REMINDER, _EVERY_NEEDS, _TEAM_HABIT))) or (
         switch and re.search(r"\b(back|we switched)\b", low)
     )
     first_clause = low.split(",")[0]
+    nothing = _NO_THING.search(first_clause)
     edits_one = _DONT_EDIT.search(low) and _ONE_FILE.search(sentence)
     prohibition = _DONT_START.search(low) and not _DEICTIC.search(first_clause) and not edits_one
-    chooses = (
-        replace
-        or _WE_USE.search(low)
-        or switch
-        or _STANDING.search(low)
-        or (stop and stop.group("what").startswith("us"))
-        or prefer
-        or _BEFORE.search(low)
-    )
-    if not (chooses or _ALWAYS_USE.search(low) or _NEVER_USE.search(low) or _ONLY.search(low) or _about_work(sentence)):
+    chooses = replace or _WE_USE.search(low) or switch or standing or stops_using or prefer or before
+    if not (chooses or chosen or refused or only or _about_work(sentence)):
         return None  # small talk ("always try something new"), unless it chooses a tool (use X, not Y)
-    marked = (
-        always or lasting or convention or prefer or habit or reminded or prohibition or _NO_THING.search(first_clause)
-    )
+    marked = always or lasting or convention or prefer or habit or reminded or prohibition or nothing
     if not marked:
         # without a mark of lasting, only a replacement of one thing by another, or a stopped habit about no
         # particular thing ("stop adding docstrings to private helpers", not "stop that"), is taken as a rule
@@ -368,7 +363,7 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
             and not _ONE_FILE.search(sentence)  # "use the client from src/api.ts instead of a new one": this task's
             and _terms(_side(replace, "new"))
         )
-        stopped = stop and stop.group(3) in {"stop", "quit", "no more"} and not _DEICTIC.search(stop.group("what"))
+        stopped = stop and stopped_habit and not _DEICTIC.search(stop.group("what"))
         if not (replaced or stopped or (switch and gone)):
             return None
     favours: list[str] = []
@@ -380,18 +375,16 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
         favours += _terms(switch.group("new"))
     if gone:
         rejects += _terms(_gone(gone))
-    if stop and stop.group("what").startswith("us"):  # stop using X
+    if stop and stops_using:
         rejects += _terms(stop.group("what"))[:2]
-    if (chosen := _ALWAYS_USE.search(low)) is not None:
+    if chosen is not None:
         favours += _terms(chosen.group("new"))
-    if (refused := _NEVER_USE.search(low)) is not None:
+    if refused is not None:
         rejects += _terms(refused.group("old") or refused.group("old2") or "")
-    if (only := _ONLY.search(low)) is not None:
+    if only is not None:
         favours += _terms(only.group("what"))
     terms = _content(sentence)
-    dont = bool(_DONT_START.search(low) or _NO_THING.search(low.split(",")[0])) or (
-        always is not None and always.group(3) == "never"
-    )
+    dont = bool(_DONT_START.search(low) or nothing) or (always is not None and always.group(3) == "never")
     polarity = "dont" if dont or (stop and not favours and not always) else "do"
     return Rule(
         text=sentence.strip()[:RULE_CHARS],
@@ -400,7 +393,7 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
         favours=tuple(dict.fromkeys(t for t in favours if t not in rejects)),
         rejects=tuple(dict.fromkeys(rejects)),
         terms=terms,
-        stops=bool(stop and stop.group(3) in {"stop", "quit", "no more"} and not stop.group("what").startswith("us")),
+        stops=stopped_habit and not stops_using,
     )
 
 
@@ -544,9 +537,6 @@ class _Known:
             del self.terms[next(iter(self.terms))]
         self.projects.add(statement.project)
 
-    def words(self) -> set[str]:
-        return self.favours | self.rejects | self.asked | self.refused
-
 
 def _similarity(rule: Rule, known: _Known, stems: _Stems) -> float:
     """The best Jaccard similarity of the rule's stemmed terms with a wording of the preference; 1 when both choose the
@@ -607,7 +597,7 @@ def preferences(statements: Iterable[Statement]) -> list[Preference]:
                 found[n].supersedes.append(found[old].id)
         found[n].statements.append(statement)
         known[n].add(statement, stems)
-        for w in known[n].words():
+        for w in words:  # (its words are what the preference's grew by)
             by_word.setdefault(w, set()).add(n)
     return found
 

@@ -14,12 +14,12 @@ import json
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
-import pyarrow as pa
 from pydantic import ValidationError
 
 from claude_memory.core import endless as rules
 from claude_memory.core.citations import render
 from claude_memory.store import endless as store
+from claude_memory.store.arrow import rows_table
 from claude_memory.store.db import from_store_time, utc_now
 
 if TYPE_CHECKING:
@@ -72,7 +72,8 @@ class Endless:
             writer.set_endless("mode", mode)
             newest = store.newest_seq(self._memory.con)
             self._read(since=utc_now() - BACKFILL, start=0)  # the last week
-            writer.add_endless(_working_table([]), _continuity_table([]), newest, self.config().working_set.max_events)
+            writer.add_endless(rows_table([], store.WORKING_SCHEMA), rows_table([], store.CONTINUITY_SCHEMA), newest,
+                               self.config().working_set.max_events)  # fmt: skip
             self.consolidate(force=True)
         else:
             writer.set_endless("mode", mode)
@@ -116,7 +117,10 @@ class Endless:
                 last[event.project] = (ts, current)
             seq = found[-1].seq
             self._memory.writer.add_endless(
-                _working_table(working), _continuity_table(continuity), seq, config.working_set.max_events
+                rows_table(working, store.WORKING_SCHEMA),
+                rows_table(continuity, store.CONTINUITY_SCHEMA),
+                seq,
+                config.working_set.max_events,
             )
             done += len(found)
         return done
@@ -215,13 +219,3 @@ class Endless:
 
 def _snapshot(data: dict[str, Any]) -> rules.Snapshot:
     return rules.Snapshot(*(tuple(data.get(k) or ()) for k in ("topics", "files", "entities")))
-
-
-def _working_table(rows: list[tuple[Any, ...]]) -> pa.Table:
-    names = store.WORKING_SCHEMA.names
-    return pa.table({name: [r[n] for r in rows] for n, name in enumerate(names)}, schema=store.WORKING_SCHEMA)
-
-
-def _continuity_table(rows: list[tuple[Any, ...]]) -> pa.Table:
-    names = store.CONTINUITY_SCHEMA.names
-    return pa.table({name: [r[n] for r in rows] for n, name in enumerate(names)}, schema=store.CONTINUITY_SCHEMA)

@@ -20,6 +20,7 @@ from claude_memory.core.insights import Preference, Rule, Statement, canonical_k
 from claude_memory.core.machine_text import is_synthetic
 from claude_memory.store import insights as store
 from claude_memory.store import queries
+from claude_memory.store.arrow import rows_table
 from claude_memory.store.db import from_store_time
 from claude_memory.store.queries import StoredEvent
 
@@ -59,7 +60,7 @@ class Insights:
                 encoded = _json_rules(stated)
                 rows.append((prompt.event_id, prompt.project, prompt.session_id, prompt.ts,
                              canonical_key(prompt.text), encoded))  # fmt: skip
-            self._memory.writer.add_insights(store.table(rows), found[-1].seq)
+            self._memory.writer.add_insights(rows_table(rows, store.ROW_SCHEMA), found[-1].seq)
             done += len(found)
             stated_any = stated_any or any(row[-1] for row in rows)
 

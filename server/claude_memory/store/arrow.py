@@ -107,6 +107,11 @@ CHECKPOINT_SCHEMA = pa.schema(
 )
 
 
+def rows_table(rows: Sequence[Sequence[Any]], schema: pa.Schema) -> pa.Table:
+    """Rows given as tuples, in the schema's column order."""
+    return pa.table({name: [r[n] for r in rows] for n, name in enumerate(schema.names)}, schema=schema)
+
+
 def dataclass_table(items: Sequence[Any], schema: pa.Schema) -> pa.Table:
     """An Arrow table of dataclass instances, one column per schema field (an attribute of the same name)."""
     return pa.table({name: [getattr(item, name) for item in items] for name in schema.names}, schema=schema)

@@ -5,7 +5,6 @@ on insights (``insight_marks``, kept by a rebuild)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -121,8 +120,3 @@ def set_mark(con: duckdb.DuckDBPyConnection, insight_id: str, mark: str | None, 
 def forget(con: duckdb.DuckDBPyConnection, doomed: str) -> None:
     """Inside the forget's transaction: what the forgotten prompts said (insights are grouped again when read)."""
     con.execute(f"DELETE FROM prompt_insights WHERE event_id IN (SELECT id FROM {doomed})")
-
-
-def table(rows: Sequence[tuple[int, str | None, str, datetime | None, str, str | None]]) -> pa.Table:
-    names = ROW_SCHEMA.names
-    return pa.table({name: [r[n] for r in rows] for n, name in enumerate(names)}, schema=ROW_SCHEMA)
