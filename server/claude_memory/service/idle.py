@@ -104,12 +104,12 @@ class IdleWork:
             self.flush_uses()  # the uses counted so far, then the levels they earn
             self._graduated = now
             memory.graduation.run()
+        if quiet:
+            self.flush_uses()  # (before the model's turn: without a model the uses were written only every 5 minutes)
         if not memory.model_ready():  # a download (on its own thread) brings it, unless not allowed
             if self.fetch_model is not None and memory.embedder.fetchable:
                 self.fetch_model()
             return memory.switch.step(batch)  # (a switch may be what brings a model back)
-        if quiet:
-            self.flush_uses()
         if self.embed_due or now - self._embed_checked >= EMBED_RECHECK_SECONDS:
             index = memory.vector_index()
             done = EmbeddingWorker(memory.writer, memory.embedder, index).run(batch=batch, max_batches=1, save=False)
