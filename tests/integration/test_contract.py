@@ -46,6 +46,8 @@ def sample_params(transport: Transport, home: Path) -> dict[str, dict[str, Any]]
         "sessions": {"limit": 5},
         "projects": {"limit": 5},
         "stats": {},
+        "activity": {"days": 400},
+        "changes": {"after_seq": 0, "limit": 5},
         "file_history": {"path": touched["files"][0], "symbol": "test"},
         "file_summary": {"paths": touched["files"][:2]},
         "blame": {"path": "/home/dev/shop/src/shop/cart.py", "text": "class Cart:\n    pass\n", "start": 1},

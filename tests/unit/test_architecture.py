@@ -1,6 +1,6 @@
 """Every module of the package sits in a known layer, and imports point down only:
 
-    faces      cli/  mcp/  lsp/  hooks/        translate, then call(method, params)
+    faces      cli/  mcp/  lsp/  web/  hooks/  translate, then call(method, params)
     client     client/                         transports: the service socket, or in-process
     service    service/                        the engine (Memory), its operations (the contract), the daemon
     store      store/   config.py              DuckDB, the indexes, the model; settings
@@ -30,11 +30,13 @@ LAYER = {
     "cli": 4,
     "mcp": 4,
     "lsp": 4,
+    "web": 4,
     "hooks": 4,
 }
 ROOT_MODULES = {"__init__", "__main__"}  # the package itself: the version, and `python -m claude_memory`
-FACES = {"cli", "mcp", "lsp", "hooks"}
-LAUNCHES = {"cli": {"mcp", "lsp"}}  # the CLI starts the MCP and language servers (`claude-memory mcp` / `lsp`)
+FACES = {"cli", "mcp", "lsp", "web", "hooks"}
+# the CLI starts the MCP and language servers and the dashboard (`claude-memory mcp` / `lsp` / `web`)
+LAUNCHES = {"cli": {"mcp", "lsp", "web"}}
 HEAVY = {"duckdb", "pyarrow", "typer", "rich", "hnswlib", "fastembed", "pygls", "lsprotocol", "mcp"}
 PURE = {"core", "wire"}  # no heavy library at all
 # the hook client runs for every hook: the standard library, and these of ours (imported lazily but the first two)
@@ -142,7 +144,8 @@ def test_every_module_is_covered() -> None:
         ("hooks/extra.py", "import pydantic\n", "standard library only"),
         ("service/operations/extra.py", "from claude_memory.store import db\n", "the contract"),
         ("extra.py", "x = 1\n", "no known layer"),
-        ("web/app.py", "x = 1\n", "no known layer"),
+        ("gui/app.py", "x = 1\n", "no known layer"),
+        ("web/extra.py", "from claude_memory.mcp.server import run\n", "another face"),
     ],
 )
 def test_the_checker_catches(relpath: str, source: str, why: str) -> None:
@@ -194,13 +197,13 @@ def test_every_module_imports() -> None:
 
 
 def test_the_contract_loads_without_the_store() -> None:
-    """The MCP and language servers import the operations' models: that must not load DuckDB, the vector
-    index or the model (checked in a fresh interpreter)."""
+    """The MCP and language servers and the dashboard import the operations' models: that must not load DuckDB,
+    the vector index or the model (checked in a fresh interpreter)."""
     import subprocess
     import sys
 
     code = (
-        "import sys, claude_memory.service.operations, claude_memory.client.transport; "
+        "import sys, claude_memory.service.operations, claude_memory.client.transport, claude_memory.web.server; "
         "print(sorted(m for m in ('duckdb', 'hnswlib', 'fastembed', 'pyarrow', 'numpy') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -37,6 +37,7 @@ from claude_memory.cli import plugin as plugin_commands
 from claude_memory.cli import repair as repair_command
 from claude_memory.cli import service as service_commands
 from claude_memory.cli import tasks as tasks_command
+from claude_memory.cli import web as web_command
 from claude_memory.cli.common import (
     EXIT_CODES,
     EXIT_FAILURE,
@@ -756,6 +757,7 @@ service_commands.register(app)
 repair_command.register(app)
 mcp_command.register(app)
 lsp_command.register(app)
+web_command.register(app)
 plugin_commands.register(app)
 model_commands.register(app, _transport)
 blame_command.register(app, _transport)

@@ -38,6 +38,7 @@ COMMANDS = (
     "stop",
     "mcp",
     "lsp",
+    "web",
     "install",
     "uninstall",
     "doctor",

@@ -115,7 +115,8 @@ class Engine(Protocol):
 
     def hook(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None: ...
 
-    def context(self, payload: dict[str, Any], budget: int) -> dict[str, Any]: ...
+    def context(self, payload: dict[str, Any], budget: int, *, counted: bool = True) -> dict[str, Any]:
+        """What the hook would inject; ``counted``: what it shows counts as used (as the hook's answer does)."""
 
     def capture(self, payload: dict[str, Any]) -> dict[str, Any]: ...
 

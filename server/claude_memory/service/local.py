@@ -105,7 +105,7 @@ class LocalEngine:
     def hook(self, event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
         raise ValueError("Hooks are answered only by the memory service.")
 
-    def context(self, payload: dict[str, Any], budget: int) -> dict[str, Any]:
+    def context(self, payload: dict[str, Any], budget: int, *, counted: bool = True) -> dict[str, Any]:
         return Recaller(self.memory).context(ContextParams(payload=HookPayload.model_validate(payload), budget=budget))
 
     def capture(self, payload: dict[str, Any]) -> dict[str, Any]:

@@ -296,12 +296,19 @@ class Memory:
     def sessions(self, project: str | None, limit: int) -> list[dict[str, Any]]:
         return queries.sessions(self.con, project, limit)
 
+    def activity(self, days: int, project: str | None) -> dict[str, Any]:
+        return queries.activity(self.con, days, project)
+
+    def arrived(self, after_seq: int | None, limit: int) -> tuple[int, list[StoredEvent]]:
+        return queries.changes(self.con, after_seq, limit)
+
     def verify(self) -> dict[str, Any]:
         """A checksum-level read of the whole store and its schema version (:func:`store.health.verify`)."""
         return health.verify(self.con, self.data_dir / db.DB_FILE)
 
     def stats(self) -> dict[str, Any]:
-        data = queries.stats(self.con)
+        # the privacy counts read every event's metadata (40 ms at 100k): kept until the store changes
+        data = queries.stats(self.con, self.cached("privacy", None, lambda: queries.privacy_counts(self.con)))
         data["schema_version"] = db.schema_version(self.con)
         data["data_dir"] = str(self.data_dir)
         db_file = self.data_dir / db.DB_FILE
@@ -357,7 +364,7 @@ class Memory:
 
     # ------------------------------------------------------------------ progressive disclosure
 
-    def _cached(self, layer: str, key: Hashable, compute: Callable[[], T], generation: Hashable = None) -> T:
+    def cached(self, layer: str, key: Hashable, compute: Callable[[], T], generation: Hashable = None) -> T:
         """``compute()``, or its result from the cache if the store has not changed since."""
         current = generation if generation is not None else queries.generation(self.con)
         return self.layer_cache.get(current, layer, key, compute)
@@ -365,7 +372,7 @@ class Memory:
     def index(self, query: str, filters: EventFilters, limit: int = 10, mode: str = "hybrid") -> SearchIndex:
         """Layer 1: one entry per hit (citation, one-line summary, score, confidence, type, time, session,
         project) and the layer's token estimate. Cached until the store changes."""
-        return self._cached(
+        return self.cached(
             "index",
             (query, filters, limit, mode),
             lambda: disclosure.search_index(*self.search(query, filters, limit, mode)),
@@ -388,7 +395,7 @@ class Memory:
                     found.append(event)
             return disclosure.timeline(self.con, found, missing, before, after)
 
-        return self._cached("timeline", (wanted, before, after), compute)
+        return self.cached("timeline", (wanted, before, after), compute)
 
     def details(self, ref: str, *, context: int = DEFAULT_CONTEXT, via: str = "cli") -> Details | None:
         """Layer 3: one event in full (text, files, tool facts, source pointer, token estimate) with
@@ -399,7 +406,7 @@ class Memory:
             event = self.resolve(ref)
             return disclosure.details(self.con, event, context) if event is not None else None
 
-        found = self._cached("details", (ref.strip(), context), compute)
+        found = self.cached("details", (ref.strip(), context), compute)
         return self._count_use(found, via) if found is not None else None
 
     def smart_search(
@@ -421,11 +428,11 @@ class Memory:
 
         def details_of(entry: IndexEntry) -> Details | None:
             key = (entry.id, DEFAULT_CONTEXT)  # an int: never confused with a reference typed by a user
-            return self._cached("details", key, lambda: self._details_by_id(entry.id), generation)
+            return self.cached("details", key, lambda: self._details_by_id(entry.id), generation)
 
         def timeline_of(entry: IndexEntry) -> Timeline:
             key = ((entry.id,), DEFAULT_WINDOW, DEFAULT_WINDOW)
-            return self._cached("timeline", key, lambda: self._timeline_by_id(entry.id), generation)
+            return self.cached("timeline", key, lambda: self._timeline_by_id(entry.id), generation)
 
         packing = pack(found.entries, budget, details_of, timeline_of)
         used = tuple(self._count_use(d, via) for d in packing.details)

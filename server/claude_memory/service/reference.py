@@ -117,17 +117,22 @@ def render(document: str, ops: Registry) -> str:
     return pattern.sub(lambda _: operations_text(ops), document)
 
 
-def main(argv: list[str] | None = None) -> int:
+def write_or_check(doc: Path, wanted: str, module: str, argv: list[str] | None = None) -> int:
+    """A generated document's command line: write ``wanted`` to ``doc``, or with ``--check`` exit 1 (naming the
+    command that mends it) when ``doc`` differs from it."""
     args = sys.argv[1:] if argv is None else argv
-    current = DOC.read_text(encoding="utf-8")
-    wanted = render(current, registry())
     if "--check" in args:
-        if wanted != current:
-            sys.stderr.write(f"{DOC} is stale: run python -m claude_memory.service.reference\n")
+        if not doc.exists() or doc.read_text(encoding="utf-8") != wanted:
+            sys.stderr.write(f"{doc} is stale: run python -m {module}\n")
             return 1
         return 0
-    DOC.write_text(wanted, encoding="utf-8")
+    doc.write_text(wanted, encoding="utf-8")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    wanted = render(DOC.read_text(encoding="utf-8"), registry())
+    return write_or_check(DOC, wanted, "claude_memory.service.reference", argv)
 
 
 if __name__ == "__main__":

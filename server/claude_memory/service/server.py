@@ -325,16 +325,16 @@ class MemoryService:
         self.request_drain()
         return None
 
-    def context(self, payload: dict[str, Any], budget: int) -> dict[str, Any]:
-        return self._context(ContextParams(payload=HookPayload.model_validate(payload), budget=budget))
+    def context(self, payload: dict[str, Any], budget: int, *, counted: bool = True) -> dict[str, Any]:
+        return self._context(ContextParams(payload=HookPayload.model_validate(payload), budget=budget), counted=counted)
 
-    def _context(self, params: ContextParams, *, on_delivery: bool = False) -> dict[str, Any]:
+    def _context(self, params: ContextParams, *, on_delivery: bool = False, counted: bool = True) -> dict[str, Any]:
         started = time.perf_counter()
         answer: dict[str, Any] = self._call(lambda: self.recaller.context(params), INTERACTIVE)
         used = uses(answer, params.payload.session_id)
         if on_delivery:
             self._delivery.uses = used  # counted by delivered(), once the answer is written
-        else:
+        elif counted:
             self.idle.count_uses(used)
         log.info(
             "%s context: %d characters, %d citations, %.0f ms%s",

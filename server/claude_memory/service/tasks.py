@@ -21,6 +21,7 @@ import pyarrow as pa
 from claude_memory.core.citations import render
 from claude_memory.core.privacy import PrivacyReport
 from claude_memory.core.tasks import Board, Call, task_op
+from claude_memory.service.contract import NotFound
 from claude_memory.service.reread import reread_call
 from claude_memory.store import tasks as store
 from claude_memory.store.db import from_store_time
@@ -125,17 +126,16 @@ class TaskProjector:
         first within a status."""
         self.current()
         con = self._memory.con
-        rows = store.tasks(con, project, statuses)
-        rows.sort(key=lambda r: ORDER.get(str(r.state.get("status")), 9))
-        return [self._item(r) for r in rows[:limit]]
+        rows = store.tasks(con, project, statuses, status_order=tuple(ORDER), limit=limit)
+        return [self._item(r) for r in rows]
 
     def detail(self, task_id: str) -> dict[str, Any]:
-        """One task with its history; ValueError (one sentence) when there is none of that id."""
+        """One task with its history; NotFound (one sentence) when there is none of that id."""
         self.current()
         con = self._memory.con
         found = store.entity(con, task_id)
         if found is None or found[1] != "task":
-            raise ValueError(f"No task {task_id} is remembered; `claude-memory tasks` lists them.")
+            raise NotFound(f"No task {task_id} is remembered; `claude-memory tasks` lists them.", task_id)
         entity_id, _kind, title, project, state = found
         rows = store.tasks(con, project, (), entity_id)
         row = rows[0] if rows else store.TaskRow(entity_id, title, project, state, None, None)
@@ -149,11 +149,11 @@ class TaskProjector:
 
     def correct(self, kind: str, task_id: str, into: str | None = None) -> dict[str, Any]:
         """A person's correction (close, cancel, or merge into another task), recorded so that a rebuild keeps it;
-        the task as it is after it. ValueError (one sentence) for an unknown task."""
+        the task as it is after it. NotFound (one sentence) for an unknown task."""
         self.current()
         found = store.entity(self._memory.con, task_id)
         if found is None or found[1] != "task":
-            raise ValueError(f"No task {task_id} is remembered; `claude-memory tasks` lists them.")
+            raise NotFound(f"No task {task_id} is remembered; `claude-memory tasks` lists them.", task_id)
         target = store.entity(self._memory.con, into) if into else None
         if into and (target is None or target[1] != "task"):
             raise ValueError(f"No task {into} is remembered to merge into.")

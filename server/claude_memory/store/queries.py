@@ -169,19 +169,38 @@ def projects(con: duckdb.DuckDBPyConnection, limit: int) -> list[dict[str, Any]]
     ]
 
 
-def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+def privacy_counts(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """What privacy filtering did to the stored events, in one pass over their metadata: events with masked secrets,
+    masks per kind of credential (never the values), events with private sections removed."""
+    masked, private, kinds = con.execute(
+        """
+        SELECT count(*) FILTER (WHERE masked > 0), count(*) FILTER (WHERE private > 0),
+               list(kinds) FILTER (WHERE masked > 0)
+        FROM (SELECT json_extract(metadata, '$.privacy.secrets_masked')::BIGINT AS masked,
+                     json_extract(metadata, '$.privacy.private_sections')::BIGINT AS private,
+                     json_extract(metadata, '$.privacy.secret_kinds') AS kinds
+              FROM events WHERE json_exists(metadata, '$.privacy'))
+        """
+    ).fetchone() or (0, 0, [])
+    by_kind: dict[str, int] = {}
+    for found in kinds or []:
+        for kind, count in (json.loads(found) if found else {}).items():
+            by_kind[str(kind)] = by_kind.get(str(kind), 0) + int(count)
+    return {
+        "events_with_masked_secrets": int(masked),
+        "secrets_masked_by_kind": dict(sorted(by_kind.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "events_with_private_sections": int(private),
+    }
+
+
+def stats(con: duckdb.DuckDBPyConnection, privacy: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The store's figures; ``privacy`` is :func:`privacy_counts` when the caller has it cached."""
+
     def scalar(sql: str) -> Any:
         row = con.execute(sql).fetchone()
         return row[0] if row else None
 
     by_type = dict(con.execute("SELECT type, count(*) FROM events GROUP BY type ORDER BY type").fetchall())
-    masks: dict[str, int] = {}  # masks per kind of credential, over the stored events (never the values)
-    for (kinds,) in con.execute(
-        "SELECT json_extract(metadata, '$.privacy.secret_kinds') FROM events "
-        "WHERE json_extract(metadata, '$.privacy.secrets_masked') > 0"
-    ).fetchall():
-        for kind, count in (json.loads(kinds) if kinds else {}).items():
-            masks[str(kind)] = masks.get(str(kind), 0) + int(count)
     first, last = con.execute("SELECT min(ts), max(ts) FROM events").fetchone() or (None, None)
     return {
         "events": int(scalar("SELECT count(*) FROM events")),
@@ -193,18 +212,61 @@ def stats(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
         "forgotten_events": int(scalar("SELECT count(*) FROM tombstones")),
         "first_event": from_store_time(first),
         "last_event": from_store_time(last),
-        "events_with_masked_secrets": int(
-            scalar("SELECT count(*) FROM events WHERE json_extract(metadata, '$.privacy.secrets_masked') > 0")
-        ),
-        "secrets_masked_by_kind": dict(sorted(masks.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "events_with_private_sections": int(
-            scalar("SELECT count(*) FROM events WHERE json_extract(metadata, '$.privacy.private_sections') > 0")
-        ),
+        **(privacy if privacy is not None else privacy_counts(con)),
         "keyword_index": {
             "postings": int(scalar("SELECT count(*) FROM kw_main")) + int(scalar("SELECT count(*) FROM kw_delta")),
             "unmerged_postings": int(scalar("SELECT count(*) FROM kw_delta")),
         },
     }
+
+
+def activity(con: duckdb.DuckDBPyConnection, days: int, project: str | None) -> dict[str, Any]:
+    """Events per day and type over the ``days`` days up to the most recent event (so an old store still shows
+    its last stretch of work), the busiest projects of that window, and the sessions active in the week
+    before it ends."""
+    scope, params = ("AND project = ?", [project]) if project is not None else ("", [])
+    row = con.execute(f"SELECT CAST(max(ts) AS DATE) FROM events WHERE ts IS NOT NULL {scope}", params).fetchone()
+    end = row[0] if row else None
+    if end is None:
+        return {"first_day": None, "last_day": None, "days": [], "projects": [], "sessions_week": 0}
+    window = [end, days - 1, *params]
+    rows = con.execute(
+        f"""SELECT CAST(ts AS DATE) AS day, type, count(*) FROM events
+            WHERE ts >= CAST(? AS DATE) - CAST(? AS INTEGER) {scope} GROUP BY ALL ORDER BY day, type""",
+        window,
+    ).fetchall()
+    per_day: dict[str, dict[str, int]] = {}
+    for day, kind, count in rows:
+        per_day.setdefault(day.isoformat(), {})[str(kind)] = int(count)
+    busiest = con.execute(
+        f"""SELECT coalesce(project, ''), count(*) FROM events
+            WHERE ts >= CAST(? AS DATE) - CAST(? AS INTEGER) {scope} GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 10""",
+        window,
+    ).fetchall()
+    week = con.execute(
+        f"""SELECT count(*) FROM sessions WHERE last_ts >= CAST(? AS DATE) - 6 {scope}""", [end, *params]
+    ).fetchone()
+    first = end.toordinal() - days + 1
+    return {
+        "first_day": type(end).fromordinal(first).isoformat(),
+        "last_day": end.isoformat(),
+        "days": [{"day": day, "total": sum(kinds.values()), "by_type": kinds} for day, kinds in per_day.items()],
+        "projects": [{"project": name or None, "events": int(count)} for name, count in busiest],
+        "sessions_week": int(week[0]) if week else 0,
+    }
+
+
+def changes(con: duckdb.DuckDBPyConnection, after_seq: int | None, limit: int) -> tuple[int, list[StoredEvent]]:
+    """The newest insertion number, and the events inserted after ``after_seq`` in insertion order (none when it
+    is None: the caller only learns where to start)."""
+    row = con.execute("SELECT coalesce(max(seq), 0) FROM events").fetchone()
+    latest = int(row[0]) if row else 0
+    if after_seq is None or after_seq >= latest:
+        return latest, []
+    rows = con.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE seq > ? ORDER BY seq LIMIT ?", [after_seq, limit]
+    ).fetchall()
+    return latest, [_row_to_event(r) for r in rows]
 
 
 def event_known(con: duckdb.DuckDBPyConnection, event_id: int) -> bool:

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any, Final
 
 import duckdb
+import orjson
 import pyarrow as pa
 
 from claude_memory.core.tasks import TASK_TOOLS
@@ -173,9 +174,16 @@ class TaskRow:
 
 
 def tasks(
-    con: duckdb.DuckDBPyConnection, project: str | None, statuses: tuple[str, ...], task_id: str | None = None
+    con: duckdb.DuckDBPyConnection,
+    project: str | None,
+    statuses: tuple[str, ...],
+    task_id: str | None = None,
+    *,
+    status_order: Sequence[str] = (),
+    limit: int | None = None,
 ) -> list[TaskRow]:
-    """Tasks (of ``project``, in ``statuses``; only ``task_id`` when given), the most recently changed first."""
+    """Tasks (of ``project``, in ``statuses``; only ``task_id`` when given): by their status in ``status_order``
+    (others after), then the most recently changed first; the first ``limit``."""
     where, params = ["e.type = 'task'"], []
     if task_id:
         where.append("e.id = ?")
@@ -186,16 +194,21 @@ def tasks(
     if statuses:
         where.append(f"json_extract_string(e.current_json, '$.status') IN ({', '.join('?' for _ in statuses)})")
         params += list(statuses)
+    whens = " ".join(f"WHEN ? THEN {n}" for n in range(len(status_order)))
+    rank = f"CASE json_extract_string(current_json, '$.status') {whens} ELSE {len(status_order)} END, " if whens else ""
     rows = con.execute(
         f"""
-        SELECT e.id, e.title, e.project, e.current_json, min(t.ts), max(t.ts), arg_max(ev.citation, t.seq)
-        FROM entities e LEFT JOIN task_events t ON t.task_id = e.id LEFT JOIN events ev ON ev.id = t.source_event
-        WHERE {" AND ".join(where)}
-        GROUP BY ALL ORDER BY max(t.ts) DESC NULLS LAST, e.id
+        SELECT * FROM (
+            SELECT e.id, e.title, e.project, e.current_json, min(t.ts) AS first_ts, max(t.ts) AS last_ts,
+                   arg_max(ev.citation, t.seq)
+            FROM entities e LEFT JOIN task_events t ON t.task_id = e.id LEFT JOIN events ev ON ev.id = t.source_event
+            WHERE {" AND ".join(where)}
+            GROUP BY ALL
+        ) ORDER BY {rank}last_ts DESC NULLS LAST, id {"LIMIT ?" if limit is not None else ""}
         """,
-        params,
+        [*params, *status_order, *([limit] if limit is not None else [])],
     ).fetchall()
-    return [TaskRow(str(r[0]), str(r[1]), r[2], json.loads(r[3]), r[4], r[5], r[6]) for r in rows]
+    return [TaskRow(str(r[0]), str(r[1]), r[2], orjson.loads(r[3]), r[4], r[5], r[6]) for r in rows]
 
 
 def entity(con: duckdb.DuckDBPyConnection, entity_id: str) -> tuple[str, str, str, str | None, dict[str, Any]] | None:

@@ -1,5 +1,5 @@
-"""Browsing what is stored: recent events (``history``), sessions, projects and the store's figures
-(``stats``)."""
+"""Browsing what is stored: recent events (``history``), sessions, projects, the store's figures (``stats``),
+activity per day (``activity``) and what arrived since a point (``changes``, for faces that follow live)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,43 @@ class SessionsParams(Params):
 
 class ProjectsParams(Params):
     limit: int = Field(default=100, ge=1, le=10_000, description="How many projects.")
+
+
+class ActivityParams(Params):
+    days: int = Field(default=30, ge=1, le=3660, description="How many days, up to the most recent event.")
+    project: str | None = Field(default=None, description="Only this project (a path; normalised to its git root).")
+
+
+class ChangesParams(Params):
+    after_seq: int | None = Field(
+        default=None, ge=0, description="The insertion number last seen (the `seq` of an earlier answer); none: start."
+    )
+    limit: int = Field(default=100, ge=1, le=1000, description="At most this many events.")
+
+
+class Day(Result):
+    day: str
+    total: int
+    by_type: dict[str, int]
+
+
+class ProjectCount(Result):
+    project: str | None
+    events: int
+
+
+class Activity(Result):
+    first_day: str | None
+    last_day: str | None
+    days: list[Day]  # only the days with events, oldest first
+    projects: list[ProjectCount]  # the busiest of the window, at most 10
+    sessions_week: int  # sessions active in the seven days up to last_day
+
+
+class Changes(Result):
+    seq: int  # the newest insertion number: pass it back as after_seq
+    events: list[Event]  # inserted after after_seq, oldest first
+    more: bool  # more than limit arrived: ask again with the seq of the last event
 
 
 class Session(Result):
@@ -91,3 +128,21 @@ def projects(engine: Engine, p: ProjectsParams, progress: Progress) -> list[dict
 def stats(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
     """What the store holds (``stats --json``)."""
     return engine.memory.stats()
+
+
+@operation("activity", ActivityParams, Activity)
+def activity(engine: Engine, p: ActivityParams, progress: Progress) -> dict[str, Any]:
+    """Events per day and type over the last ``days`` days of activity (up to the most recent event), the busiest
+    projects of that window and the sessions active in its last week."""
+    return engine.memory.activity(p.days, project_arg(p.project))
+
+
+@operation("changes", ChangesParams, Changes)
+def changes(engine: Engine, p: ChangesParams, progress: Progress) -> dict[str, Any]:
+    """The events stored after insertion number ``after_seq``, oldest first, and the newest number (a live view's
+    poll: without ``after_seq`` it only learns where to start)."""
+    latest, found = engine.memory.arrived(p.after_seq, p.limit + 1)
+    more = len(found) > p.limit
+    events = found[: p.limit]
+    seq = events[-1].seq if more else latest
+    return {"seq": seq, "events": [e.to_json() for e in events], "more": more}

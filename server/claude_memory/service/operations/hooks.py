@@ -30,6 +30,9 @@ class HookParams(Params):
 class ContextParams(Params):
     payload: Json = Field(description="A SessionStart or UserPromptSubmit hook's stdin object.")
     budget: int = Field(default=DEFAULT_BUDGET, ge=0, le=50_000, description="Tokens the context may use.")
+    preview: bool = Field(
+        default=False, description="Only show what the hook would inject: the memories shown count no use."
+    )
 
 
 class CaptureParams(Params):
@@ -72,7 +75,7 @@ def hook(engine: Engine, p: HookParams, progress: Progress) -> dict[str, Any] | 
 def context(engine: Engine, p: ContextParams, progress: Progress) -> dict[str, Any]:
     """The context a SessionStart or UserPromptSubmit hook would inject, with its citations and the reason
     when there is none."""
-    return engine.context(p.payload, p.budget)
+    return engine.context(p.payload, p.budget, counted=not p.preview)
 
 
 @operation("capture", CaptureParams, Captured, writes=True)

@@ -67,7 +67,7 @@ class InsightsResult(Result):
     topics: list[Insight]
 
 
-class Rebuilt(Result):
+class InsightsRebuilt(Result):
     prompts: int
 
 
@@ -96,7 +96,7 @@ def insight_mark(engine: Engine, p: MarkParams, progress: Progress) -> dict[str,
     return found
 
 
-@operation("insights_rebuild", NoParams, Rebuilt, Priority.LONG, writes=True)
+@operation("insights_rebuild", NoParams, InsightsRebuilt, Priority.LONG, writes=True)
 def insights_rebuild(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
     """Read every prompt again for insights (what the incremental reading gives too)."""
     return {"prompts": engine.memory.insights.rebuild()}

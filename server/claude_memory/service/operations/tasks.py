@@ -68,7 +68,7 @@ class TaskDetail(TaskItem):
     history: list[Json]
 
 
-class Rebuilt(Result):
+class TasksRebuilt(Result):
     tasks: int
     task_events: int
 
@@ -105,7 +105,7 @@ def task_correct(engine: Engine, p: CorrectParams, progress: Progress) -> dict[s
     return engine.memory.tasks.correct(p.action, p.id, p.into)
 
 
-@operation("tasks_rebuild", NoParams, Rebuilt, writes=True)
+@operation("tasks_rebuild", NoParams, TasksRebuilt, writes=True)
 def tasks_rebuild(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
     """Fold the task projection again from every stored task tool call (it is derived: the same calls give the same
     projection)."""
