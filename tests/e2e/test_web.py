@@ -93,8 +93,8 @@ def test_1_opening_the_printed_address_logs_in_and_shows_the_right_counts(
     page.goto(board.login_url)
     page.wait_for_selector('[data-testid="stat-events"]')
     assert page.url == board.base + "/"  # the token left the address bar
-    cookie = next(c for c in page.context.cookies() if c["name"] == "claude_memory_web")
-    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    cookie = next(c for c in page.context.cookies() if c["name"] == f"claude_memory_web_{board.port}")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["value"] != board.token
     stats = board.api("stats")
     assert stats["events"] == board.imported["events"]["new"]
     assert page.inner_text('[data-testid="stat-events"]') == number(stats["events"])
@@ -103,8 +103,8 @@ def test_1_opening_the_printed_address_logs_in_and_shows_the_right_counts(
     shown = {cell.get_attribute("data-type"): cell.inner_text() for cell in page.query_selector_all("#by-type td.num")}
     assert shown == {kind: number(n) for kind, n in stats["events_by_type"].items()}
     bars = page.query_selector_all("#activity-chart rect")
-    last_day = board.api("activity", days=30)["days"][-1]
-    assert len(bars) >= len(last_day["by_type"])  # the last day's stack has one bar per type
+    activity = board.api("activity", days=30)
+    assert len(bars) == sum(len(day["by_type"]) for day in activity["days"]) > 0  # a bar per day and type
     page.wait_for_selector("#live.on")  # the live stream is connected
     page.screenshot(path=str(artifacts / "overview.png"), full_page=True)
     assert page.problems == []
@@ -172,10 +172,18 @@ def test_4_a_prompt_written_to_a_transcript_appears_without_reload(
     page.wait_for_selector("#live.on")
     page.evaluate("window.__same_page = true")
     marker = f"live-marker-{time.monotonic_ns()}"
-    append_prompt(Path(latest["transcript"]), f"Please remember {marker} for later")
+    markup = '<img src=x onerror="window.__injected=1"><script>window.__injected=2</script>'
+    tail = " and keep the rest of this long prompt too" * 12  # past the 400 characters a live message carries
+    prompt = f"Please remember {marker} for later {markup}{tail}."
+    append_prompt(Path(latest["transcript"]), prompt)
     arrived = page.wait_for_selector(f'#timeline .item.fresh:has-text("{marker}")', timeout=45_000)
     assert page.evaluate("window.__same_page") is True  # no reload happened
     assert arrived.query_selector("a.cite") is not None
+    assert markup in arrived.inner_text()  # stored text is shown as text
+    assert arrived.query_selector("img, script") is None and page.evaluate("window.__injected") is None
+    arrived.query_selector("button.more").click()  # the rest of a long prompt, fetched when asked
+    page.wait_for_function("(item) => !item.querySelector('button.more')", arg=arrived)
+    assert prompt in arrived.inner_text()
     page.screenshot(path=str(artifacts / "live.png"))
     assert page.problems == []
 

@@ -40,9 +40,10 @@ def board(tmp_path_factory: pytest.TempPathFactory, fixtures_home: Path) -> Iter
 def logged_in(board: Dashboard) -> Iterator[httpx.Client]:
     """A client holding the dashboard's cookie, as a browser has it after opening the printed address."""
     with httpx.Client(base_url=board.base, timeout=60) as client:
-        answer = client.get(f"/login?token={board.token}")
+        answer = client.get(board.sign_in_url().removeprefix(board.base))
         assert answer.status_code == 303 and answer.headers["location"] == "/"
-        assert client.cookies.get("claude_memory_web") == board.token
+        session = client.cookies.get(f"claude_memory_web_{board.port}")
+        assert session and session != board.token
         yield client
 
 
@@ -62,8 +63,12 @@ def test_without_the_token_every_request_is_refused(board: Dashboard) -> None:
         body = anonymous.get("/api/v1/stats").json()
         assert body["error"]["code"] == "unauthorized" and body["error"]["message"].endswith(".")
         assert anonymous.get("/api/v1/stats", headers={"Authorization": "Bearer " + "x" * 43}).status_code == 401
-        assert anonymous.get(f"/login?token={board.token[:-1]}").status_code == 401
-        assert "set-cookie" not in anonymous.get("/login?token=wrong").headers
+        assert anonymous.get("/api/v1/stats", headers={"Authorization": b"Bearer \xe9"}).status_code == 401  # not a 500
+        assert anonymous.get(f"/login?token={board.token}").status_code == 401  # the token never signs a browser in
+        assert "set-cookie" not in anonymous.get("/login?code=wrong").headers
+        token_as_cookie = {"Cookie": f"claude_memory_web_{board.port}={board.token}"}
+        assert anonymous.get("/api/v1/stats", headers=token_as_cookie).status_code == 401  # the cookie is not the token
+        assert anonymous.post("/signin").status_code == 401
     with board.client() as client:
         assert client.get("/api/v1/stats").status_code == 200
 
@@ -110,9 +115,13 @@ def test_a_state_change_without_the_csrf_token_is_refused(board: Dashboard) -> N
         assert script.post("/api/v1/forget", json=body).status_code == 200
 
 
-def test_the_login_cookie_is_httponly_and_strict(board: Dashboard) -> None:
-    with httpx.Client(base_url=board.base, timeout=30) as client:
-        answer = client.get(f"/login?token={board.token}")
+def test_a_sign_in_address_works_once_and_sets_an_httponly_strict_cookie(board: Dashboard) -> None:
+    url = board.sign_in_url()
+    assert board.token not in url
+    with httpx.Client(timeout=30) as client:
+        answer = client.get(url)
+        again = client.get(url)
+    assert again.status_code == 401 and "set-cookie" not in again.headers
     cookie = answer.headers["set-cookie"].lower()
     assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
     assert answer.headers["location"] == "/"  # the token does not stay in the address bar
@@ -150,10 +159,21 @@ def test_the_port_is_bound_to_loopback_only(board: Dashboard) -> None:
             pass
 
 
-def test_a_port_in_use_is_one_sentence(board: Dashboard) -> None:
-    taken = cli(board.data, board.home, "web", "--port", str(board.port), "--no-start")
+def test_a_port_in_use_is_one_sentence_unless_our_dashboard_holds_it(board: Dashboard, tmp_path: Path) -> None:
+    again = cli(board.data, board.home, "web", "--port", str(board.port), "--no-start")
+    assert again.returncode == 0, again.stderr
+    url = again.stdout.strip().rsplit(" ", 1)[1]
+    said = f"The dashboard for {board.data} is already running; sign in at {board.base}/login?code="
+    assert again.stdout.startswith(said)
+    with httpx.Client(timeout=30) as client:
+        assert client.get(url).status_code == 303  # a fresh address that works
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        port = squatter.getsockname()[1]
+        taken = cli(tmp_path / "other", board.home, "web", "--port", str(port), "--no-start")
     assert taken.returncode == 1
-    assert taken.stderr.strip() == f"Error: Port {board.port} is in use on 127.0.0.1; pick another with --port."
+    assert taken.stderr.strip() == f"Error: Port {port} is in use on 127.0.0.1; pick another with --port."
 
 
 # ---------------------------------------------------------------------- the API
@@ -187,6 +207,8 @@ def test_errors_are_one_sentence_with_a_code_and_status(board: Dashboard) -> Non
             (client.get("/api/v1/forget", params={"refs": "mem:AAAAAA"}), 405, "bad_request", "POST"),
             (client.get("/api/v1/no_such_thing"), 404, "not_found", "operation"),
             (client.get("/api/v1/task", params={"id": "task:none"}), 404, "not_found", "task"),
+            (client.get("/api/v1/a/b"), 404, "not_found", "nothing"),
+            (client.put("/api/v1/stats"), 405, "bad_request", "method"),
         ]
         for answer, status, code, word in cases:
             error = answer.json()["error"]
@@ -217,13 +239,13 @@ def test_new_events_arrive_on_the_stream_in_one_batch(board: Dashboard) -> None:
     markers = [f"stream-marker-{i}-{time.monotonic_ns()}" for i in range(2)]
     with board.client() as client, client.stream("GET", "/api/v1/stream", timeout=httpx.Timeout(60, read=60)) as feed:
         assert feed.headers["content-type"].startswith("text/event-stream")
-        time.sleep(1.5)  # the stream's first look sets where it starts
-        for marker in markers:
-            append_prompt(transcript, marker)
-        kind, deadline = None, time.monotonic() + 45
+        kind, deadline, written = None, time.monotonic() + 60, False
         for line in feed.iter_lines():
             if line.startswith("event:"):
                 kind = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and kind == "status" and not written:
+                append_prompt(transcript, *markers)  # after the first look (status follows it): where it starts
+                written = True
             elif line.startswith("data:") and kind == "events":
                 batch = json.loads(line.split(":", 1)[1])
                 texts = [e["text"] for e in batch["events"]]
@@ -244,7 +266,7 @@ def test_a_stopped_service_is_one_sentence(tmp_path: Path) -> None:
     try:
         assert web.stdout is not None
         url = web.stdout.readline().rsplit(" ", 1)[1].strip()
-        base, token = url.split("/login")[0], url.split("token=")[1]
+        base, token = url.split("/login")[0], (data / "web-token").read_text().strip()
         answer = httpx.get(f"{base}/api/v1/stats", headers={"Authorization": f"Bearer {token}"}, timeout=30)
         assert answer.status_code == 503
         error = answer.json()["error"]
@@ -281,6 +303,7 @@ def test_the_injection_preview_counts_no_use(board: Dashboard) -> None:
 
     shown = context("preview-1", True)
     assert shown, "the prompt is answered with memories"
+    time.sleep(2.5)  # uses counted by earlier tests are written once the service has been quiet for a second
     base = uses(shown[0])
     assert context("counted-1", False) == shown
     assert settles(shown[0], base + 1) == base + 1  # a context that reaches Claude counts

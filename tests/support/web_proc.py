@@ -26,8 +26,8 @@ class Dashboard:
     data: Path
     home: Path
     base: str  # http://127.0.0.1:PORT
-    login_url: str
-    token: str
+    login_url: str  # the sign-in address the command printed (it works once)
+    token: str  # <data>/web-token
     imported: dict[str, Any]  # the import report (import --json)
     proc: subprocess.Popen[str]
 
@@ -39,6 +39,13 @@ class Dashboard:
         """An HTTP client with the token (Authorization: Bearer)."""
         headers = {"Authorization": f"Bearer {self.token}"} | kwargs.pop("headers", {})
         return httpx.Client(base_url=self.base, headers=headers, timeout=60, **kwargs)
+
+    def sign_in_url(self) -> str:
+        """A new one-time sign-in address, asked of the running dashboard with the token."""
+        with self.client() as client:
+            answer = client.post("/signin")
+        assert answer.status_code == 200, answer.text
+        return str(answer.json()["url"])
 
     def api(self, name: str, **params: Any) -> Any:
         with self.client() as client:
@@ -70,10 +77,10 @@ def dashboard(data: Path, home: Path) -> Iterator[Dashboard]:
         )  # fmt: skip
         assert web.stdout is not None
         line = web.stdout.readline()
-        assert "/login?token=" in line, f"no address printed: {line!r} {web.stderr.read() if web.poll() else ''}"
+        assert "/login?code=" in line, f"no address printed: {line!r} {web.stderr.read() if web.poll() else ''}"
         login_url = line.rsplit(" ", 1)[1].strip()
         base = login_url.split("/login")[0]
-        token = login_url.split("token=", 1)[1]
+        token = (data / "web-token").read_text().strip()
         yield Dashboard(data, home, base, login_url, token, json.loads(report.stdout), web)
     finally:
         if web is not None:
@@ -83,23 +90,26 @@ def dashboard(data: Path, home: Path) -> Iterator[Dashboard]:
         service.wait(30)
 
 
-def append_prompt(transcript: Path, text: str) -> str:
-    """Append one user prompt to a Claude Code transcript, shaped like its last user line (same session, cwd,
-    version), as Claude Code would write it live; returns the new line's uuid."""
+def append_prompt(transcript: Path, *texts: str) -> list[str]:
+    """Append user prompts to a Claude Code transcript in one write, each shaped like its last user line (same
+    session, cwd, version), as Claude Code would write them live; returns the new lines' uuids."""
     lines = [json.loads(raw) for raw in transcript.read_text(encoding="utf-8").splitlines() if raw.strip()]
     template = next(
         line for line in reversed(lines)
         if line.get("type") == "user" and not line.get("isMeta") and not line.get("isCompactSummary")
         and "toolUseResult" not in line and not line.get("isSidechain")
     )  # fmt: skip
-    last = next(line for line in reversed(lines) if line.get("uuid"))
-    new_uuid = str(uuid.uuid4())
-    line = template | {
-        "uuid": new_uuid,
-        "parentUuid": last["uuid"],
-        "timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
-        "message": {"role": "user", "content": text},
-    }
+    parent = next(line for line in reversed(lines) if line.get("uuid"))["uuid"]
+    written, uuids = [], []
+    for text in texts:
+        uuids.append(str(uuid.uuid4()))
+        written.append(json.dumps(template | {
+            "uuid": uuids[-1],
+            "parentUuid": parent,
+            "timestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+            "message": {"role": "user", "content": text},
+        }))  # fmt: skip
+        parent = uuids[-1]
     with transcript.open("a", encoding="utf-8") as out:
-        out.write(json.dumps(line) + "\n")
-    return new_uuid
+        out.write("".join(line + "\n" for line in written))
+    return uuids

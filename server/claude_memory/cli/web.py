@@ -24,10 +24,11 @@ def web(
 ) -> None:
     """Serve the web dashboard and its HTTP API on 127.0.0.1 until Ctrl-C (docs/web.md).
 
-    Open the address it prints once: it carries the data directory's token, which the page trades for a cookie.
+    It prints an address that signs a browser in once; run it again with --open while it runs for a new one.
     Scripts send the token instead (Authorization: Bearer; the token is in <data dir>/web-token).
     """
-    from claude_memory.web.server import PortUnavailable, WebServer, WebSettings  # starlette, uvicorn
+    from claude_memory.web.auth import TokenFileError, load_token  # starlette, uvicorn
+    from claude_memory.web.server import PortUnavailable, WebServer, WebSettings, ask_running
 
     logging.basicConfig(
         stream=sys.stderr,
@@ -38,15 +39,25 @@ def web(
     data_dir: Path = ctx.obj.data_dir
     try:
         server = WebServer(WebSettings(data_dir=data_dir, port=port, start_service=start, verbose=verbose))
-    except PortUnavailable as exc:
+    except TokenFileError as exc:
         typer.echo(f"Error: {exc}", err=True)
         raise typer.Exit(EXIT_FAILURE) from None
+    except PortUnavailable as exc:
+        running = ask_running(port, load_token(data_dir)) if port else None
+        if running is None:
+            typer.echo(f"Error: {exc}", err=True)
+            raise typer.Exit(EXIT_FAILURE) from None
+        typer.echo(f"The dashboard for {data_dir} is already running; sign in at {running}")
+        if open_browser:
+            webbrowser.open(running)
+        return
     server.warm()
-    typer.echo(f"Dashboard for {data_dir}: {server.login_url}")
-    typer.echo("Open that address once (it carries the token); Ctrl-C stops the dashboard.", err=True)
+    url = server.sign_in_url()
+    typer.echo(f"Dashboard for {data_dir}: {url}")
+    typer.echo("That address signs in once; Ctrl-C stops the dashboard.", err=True)
     sys.stdout.flush()
     if open_browser:
-        webbrowser.open(server.login_url)
+        webbrowser.open(url)
     server.serve()
 
 

@@ -59,7 +59,8 @@ def status_of(error: OpError) -> int:
 
 
 def query_params(model: type[BaseModel], pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
-    """A GET query string as the model's parameters: lists from repeated keys, objects from JSON, the rest as
+    """A GET query string as the model's parameters: lists from repeated keys (a value is never split: a path may
+    hold a comma), objects from JSON, the rest as
     text for pydantic to read (``10``, ``true``, an ISO date). An unknown key is kept, so validation names it."""
     grouped: dict[str, list[str]] = {}
     for key, value in pairs:
@@ -69,7 +70,7 @@ def query_params(model: type[BaseModel], pairs: Iterable[tuple[str, str]]) -> di
         info = model.model_fields.get(key)
         shape = _shape(info.annotation) if info is not None else None
         if shape is list:
-            out[key] = [item for value in values for item in value.split(",") if item] if len(values) == 1 else values
+            out[key] = values
         elif shape is dict:
             try:
                 out[key] = json.loads(values[-1])

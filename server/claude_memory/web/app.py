@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import anyio
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -29,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 from claude_memory import wire
 from claude_memory.service.contract import Registry
 from claude_memory.web import api
-from claude_memory.web.auth import COOKIE, Guard, Refusal
+from claude_memory.web.auth import Guard, Refusal
 from claude_memory.web.live import Hub
 from claude_memory.web.openapi import schema
 
@@ -102,11 +103,18 @@ def create_app(guard: Guard, transport: Caller, ops: Registry) -> Starlette:
         return HTMLResponse(index)
 
     async def login(request: Request) -> Response:
-        if not guard.login(request.query_params.get("token", "")):
-            return refused(Refusal(401, "unauthorized", "This dashboard link is out of date: the token is wrong."), "/")
-        answer = RedirectResponse("/", status_code=303)  # the token leaves the address bar and the history
-        answer.set_cookie(COOKIE, guard.token, httponly=True, samesite="strict", path="/")
+        if not guard.login(request.query_params.get("code", "")):
+            message = "This sign-in address was used already or is too old; `claude-memory web --open` gives a new one."
+            return refused(Refusal(401, "unauthorized", message), "/")
+        answer = RedirectResponse("/", status_code=303)  # the code leaves the address bar (it is spent anyway)
+        answer.set_cookie(guard.cookie, guard.session, httponly=True, samesite="strict", path="/")
         return answer
+
+    async def signin(request: Request) -> Response:
+        """A new sign-in address, for a holder of the token (``claude-memory web --open`` while one runs)."""
+        if request.headers.get("authorization") is None:
+            return JSONResponse(api.error_body("unauthorized", "Only the token may ask for a sign-in address."), 403)
+        return JSONResponse({"url": f"{request.base_url}login?code={guard.new_code()}"})
 
     async def operation(request: Request) -> Response:
         op = published.get(request.path_params["name"])
@@ -114,6 +122,8 @@ def create_app(guard: Guard, transport: Caller, ops: Registry) -> Starlette:
             return JSONResponse(api.error_body(wire.NOT_FOUND, "No such API operation."), status_code=404)
         if request.method not in api.methods(op):
             message = f"{op.name} changes the store: send it as POST with a JSON body."
+            if not op.writes:
+                message = f"{op.name} answers GET (parameters in the query) or POST (a JSON body)."
             return JSONResponse(api.error_body(wire.BAD_REQUEST, message), status_code=405)
         try:
             raw = (
@@ -148,6 +158,7 @@ def create_app(guard: Guard, transport: Caller, ops: Registry) -> Starlette:
     routes = [
         Route("/", home),
         Route("/login", login),
+        Route("/signin", signin, methods=["POST"]),
         Route(f"{api.PREFIX}/openapi.json", openapi_json),
         Route(f"{api.PREFIX}/stream", stream),
         Route(f"{api.PREFIX}/{{name}}", operation, methods=["GET", "POST"]),
@@ -159,7 +170,24 @@ def create_app(guard: Guard, transport: Caller, ops: Registry) -> Starlette:
         yield
         await hub.close()
 
-    return Starlette(routes=routes, middleware=[Middleware(Guarded, guard=guard)], lifespan=lifespan)
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        if status == 500:
+            log.error("The dashboard failed on %s.", request.url.path, exc_info=exc)
+        message = {404: "Nothing is here.", 405: "This path does not take that method."}.get(
+            status, "The dashboard failed; its terminal has the details."
+        )
+        code = {404: wire.NOT_FOUND, 405: wire.BAD_REQUEST}.get(status, wire.INTERNAL)
+        if request.url.path.startswith(api.PREFIX):
+            return JSONResponse(api.error_body(code, message), status_code=status)
+        return HTMLResponse(f"<!doctype html><title>claude-memory</title><p>{message}</p>", status_code=status)
+
+    return Starlette(
+        routes=routes,
+        middleware=[Middleware(Guarded, guard=guard)],
+        exception_handlers={HTTPException: http_error, Exception: http_error},
+        lifespan=lifespan,
+    )
 
 
 async def _body(request: Request) -> Any:

@@ -27,7 +27,7 @@ POLL_SECONDS: Final = 1.0
 STATUS_EVERY: Final = 5  # polls between two looks at the status
 BATCH: Final = 200  # events per look (more are fetched on the next look, straight away)
 QUEUE: Final = 64  # messages a page may fall behind before its oldest are dropped
-TEXT_CHARS: Final = 400  # an event's text in a live message (the page asks for the rest when opened)
+TEXT_CHARS: Final = 400  # an event's text in a live message (the page fetches the rest when asked)
 
 PIPELINE: Final = (
     "model",
@@ -63,9 +63,11 @@ class Hub:
 
     def unsubscribe(self, queue: asyncio.Queue[Message]) -> None:
         self.listeners.discard(queue)
-        if not self.listeners and self._task is not None:
-            self._task.cancel()
-            self._task = None
+        if not self.listeners:
+            self.seq = None  # the next page starts from what is there then, not from where this one left
+            if self._task is not None:
+                self._task.cancel()
+                self._task = None
 
     async def close(self) -> None:
         if self._task is not None:
@@ -86,11 +88,16 @@ class Hub:
         while self.listeners:
             try:
                 more = await self.poll(with_status=polls % STATUS_EVERY == 0)
-            except OpError as exc:
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # an OpError is the service's one sentence; anything else is ours, logged
+                if not isinstance(exc, OpError):
+                    log.exception("The live updates failed.")
                 more = False
-                if self._down != str(exc):
-                    self._down = str(exc)
-                    self.publish("service", {"state": "unavailable", "message": str(exc)})
+                message = str(exc) if isinstance(exc, OpError) else "The live updates failed; reload the page."
+                if self._down != message:
+                    self._down = message
+                    self.publish("service", {"state": "unavailable", "message": message})
             polls += 1
             if not more:
                 await asyncio.sleep(self.interval)

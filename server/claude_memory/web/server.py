@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import json
 import logging
 import socket
 import threading
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -35,7 +37,19 @@ class WebSettings:
     data_dir: Path
     port: int = DEFAULT_PORT
     start_service: bool = True
-    verbose: bool = False  # uvicorn's access log on stderr
+    verbose: bool = False  # uvicorn's access log on stderr (a sign-in code in it is spent by then)
+
+
+def ask_running(port: int, token: str) -> str | None:
+    """A new sign-in address from the dashboard already on ``port`` (None if what answers there is not ours)."""
+    request = urllib.request.Request(
+        f"http://{HOST}:{port}/signin", method="POST", headers={"Authorization": f"Bearer {token}"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            return str(json.loads(answer.read())["url"])
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def bind(port: int) -> socket.socket:
@@ -72,9 +86,9 @@ class WebServer:
         )
         self.server = uvicorn.Server(config)
 
-    @property
-    def login_url(self) -> str:
-        return f"http://{HOST}:{self.port}/login?token={self.guard.token}"
+    def sign_in_url(self) -> str:
+        """An address that signs a browser in, once (:meth:`Guard.new_code`)."""
+        return f"http://{HOST}:{self.port}/login?code={self.guard.new_code()}"
 
     def warm(self) -> None:
         """Start the memory service now (in the background), so the first page does not wait for it."""

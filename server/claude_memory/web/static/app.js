@@ -70,7 +70,8 @@ const cite = (c) => (c ? el("a", { class: "cite", href: `#/memory/${encodeURICom
 
 function parseHash() {
   const [path, query = ""] = location.hash.replace(/^#/, "").split("?");
-  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const decode = (part) => { try { return decodeURIComponent(part); } catch { return part; } };
+  const parts = path.split("/").filter(Boolean).map(decode);
   return { page: parts[0] || "overview", arg: parts.slice(1).join("/"), query: new URLSearchParams(query) };
 }
 
@@ -220,9 +221,13 @@ async function overview(where) {
     while (feed.children.length > 20) feed.lastChild.remove();
     clearTimeout(refresh);
     refresh = setTimeout(async () => {
-      const fresh = await api("stats");
-      document.querySelector('[data-testid="stat-events"]').textContent = number(fresh.events);
-      document.querySelector('[data-testid="stat-sessions"]').textContent = number(fresh.sessions);
+      const events = document.querySelector('[data-testid="stat-events"]');
+      if (!events) return; // another page by now
+      try {
+        const fresh = await api("stats");
+        events.textContent = number(fresh.events);
+        document.querySelector('[data-testid="stat-sessions"]').textContent = number(fresh.sessions);
+      } catch (err) { banner(err.message); }
     }, 1000);
   });
 }
@@ -298,7 +303,8 @@ async function search(where) {
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const data = new URLSearchParams([...new FormData(form)].filter(([, v]) => v));
-    location.hash = `#/search?${data}`;
+    if (location.hash === `#/search?${data}`) route(); // the same search again: run it again
+    else location.hash = `#/search?${data}`;
   });
   const results = el("ol", { class: "hits", id: "results" });
   const previewBox = el("div", { id: "preview" });
@@ -354,9 +360,18 @@ function timelineItem(e, fresh = false) {
   const cls = `item ${e.type}${fresh ? " fresh" : ""}`;
   if (e.type === "tool_use") {
     const label = `${e.tool_name || "tool"}${e.files && e.files.length ? ` · ${e.files.join(", ")}` : ""}`;
-    return el("details", { class: cls, "data-citation": e.citation }, el("summary", { text: label }), meta, el("pre", { class: "text", text: e.text }));
+    return el("details", { class: cls, "data-citation": e.citation }, el("summary", { text: label }), meta,
+      el("pre", { class: "text", text: e.text + (e.truncated ? " …" : "") }));
   }
-  return el("div", { class: cls, "data-citation": e.citation }, meta, el("div", { class: "text", text: e.text }));
+  const text = el("div", { class: "text", text: e.text });
+  const more = e.truncated ? el("button", { type: "button", class: "more", text: "show all", onclick: async () => {
+    try {
+      const found = await api("details", { refs: [e.citation], context: 0, via: "web" });
+      text.textContent = found.details[0].text;
+      more.remove();
+    } catch (err) { banner(err.message); }
+  } }) : null;
+  return el("div", { class: cls, "data-citation": e.citation }, meta, text, more);
 }
 
 function appendTimeline(container, e, fresh = false) {
@@ -386,6 +401,7 @@ async function session(where) {
   onLive((kind, data) => {
     if (kind !== "events") return;
     for (const e of data.events.filter((x) => x.session_id === arg)) {
+      if (e.citation && container.querySelector(`[data-citation="${CSS.escape(e.citation)}"]`)) continue; // shown already
       appendTimeline(container, e, true);
       if (follow.checked) container.lastElementChild.scrollIntoView({ block: "end" });
     }
@@ -495,7 +511,8 @@ async function forget(where) {
         confirm.disabled = true;
         try {
           const done = await api("forget", chosen, { post: true });
-          out.replaceChildren(el("p", { id: "forgotten", text: `Forgotten: ${memories(done.forgotten)}.` }));
+          const more = done.forgotten > dry.matching ? ` (${number(done.forgotten - dry.matching)} of them captured after the preview)` : "";
+          out.replaceChildren(el("p", { id: "forgotten", text: `Forgotten: ${memories(done.forgotten)}${more}.` }));
         } catch (err) { out.replaceChildren(el("p", { text: err.message })); }
       });
       out.replaceChildren(el("p", { id: "forget-preview", text: `${memories(dry.matching)} would be forgotten. This cannot be undone.` }), confirm,
@@ -519,7 +536,7 @@ async function route() {
   onLive(() => {});
   try {
     await render(where);
-    banner("");
+    if (where.seq === routeSeq) banner("");
   } catch (err) {
     if (err !== STALE && where.seq === routeSeq) banner(err.message);
   }
@@ -531,7 +548,7 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "/") { e.preventDefault(); location.hash = "#/search"; setTimeout(() => document.getElementById("q")?.focus(), 50); return; }
   if (pendingG) {
     pendingG = false;
-    const link = document.querySelector(`nav a[accesskey="${e.key}"]`);
+    const link = document.querySelector(`nav a[accesskey="${CSS.escape(e.key)}"]`);
     if (link) { location.hash = link.getAttribute("href"); return; }
   }
   if (e.key === "g") { pendingG = true; return; }
@@ -543,6 +560,9 @@ document.addEventListener("keydown", (e) => {
   }
 });
 
-window.addEventListener("hashchange", route);
+window.addEventListener("hashchange", () => {
+  if (location.hash === "#main") { main.focus(); return; } // the skip link, not a page
+  route();
+});
 connectLive();
 route();
