@@ -105,6 +105,11 @@ def test_1_opening_the_printed_address_logs_in_and_shows_the_right_counts(
     bars = page.query_selector_all("#activity-chart rect")
     activity = board.api("activity", days=30)
     assert len(bars) == sum(len(day["by_type"]) for day in activity["days"]) > 0  # a bar per day and type
+    page.select_option("#chart-split", "project")
+    page.wait_for_selector('#activity-chart[data-split="project"]')
+    bars = page.query_selector_all("#activity-chart rect")
+    assert len(bars) == sum(len(day["by_project"]) for day in activity["days"])
+    assert activity["projects"][0]["project"] in page.inner_text("#activity-chart .legend")
     page.wait_for_selector("#live.on")  # the live stream is connected
     page.screenshot(path=str(artifacts / "overview.png"), full_page=True)
     assert page.problems == []
@@ -178,6 +183,7 @@ def test_4_a_prompt_written_to_a_transcript_appears_without_reload(
     append_prompt(Path(latest["transcript"]), prompt)
     arrived = page.wait_for_selector(f'#timeline .item.fresh:has-text("{marker}")', timeout=45_000)
     assert page.evaluate("window.__same_page") is True  # no reload happened
+    assert page.inner_text("#event-count") == f"{latest['events'] + 1} events"
     assert arrived.query_selector("a.cite") is not None
     assert markup in arrived.inner_text()  # stored text is shown as text
     assert arrived.query_selector("img, script") is None and page.evaluate("window.__injected") is None

@@ -40,7 +40,9 @@ def test_activity_counts_every_event_of_its_window_by_day_and_type(engine: Local
     found = call(engine, "activity", days=3660)
     assert found["last_day"] == last
     assert {(d["day"], t): n for d in found["days"] for t, n in d["by_type"].items()} == dict(days)
-    assert all(d["total"] == sum(d["by_type"].values()) for d in found["days"])
+    assert all(d["total"] == sum(d["by_type"].values()) == sum(d["by_project"].values()) for d in found["days"])
+    per_project = Counter((e.ts.date().isoformat(), e.project or "(none)") for e in events if e.ts is not None)
+    assert {(d["day"], p): n for d in found["days"] for p, n in d["by_project"].items()} == dict(per_project)
     assert [d["day"] for d in found["days"]] == sorted(d["day"] for d in found["days"])
     counts = [p["events"] for p in found["projects"]]
     assert counts == sorted(counts, reverse=True) and sum(counts) == len(events)

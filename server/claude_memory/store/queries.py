@@ -221,9 +221,9 @@ def stats(con: duckdb.DuckDBPyConnection, privacy: dict[str, Any] | None = None)
 
 
 def activity(con: duckdb.DuckDBPyConnection, days: int, project: str | None) -> dict[str, Any]:
-    """Events per day and type over the ``days`` days up to the most recent event (so an old store still shows
-    its last stretch of work), the busiest projects of that window, and the sessions active in the week
-    before it ends."""
+    """Events per day, by type and by project (the window's ten busiest; the rest as ``other``), over the ``days``
+    days up to the most recent event (so an old store still shows its last stretch of work), the busiest projects
+    of that window, and the sessions active in the week before it ends."""
     scope, params = ("AND project = ?", [project]) if project is not None else ("", [])
     row = con.execute(f"SELECT CAST(max(ts) AS DATE) FROM events WHERE ts IS NOT NULL {scope}", params).fetchone()
     end = row[0] if row else None
@@ -243,6 +243,16 @@ def activity(con: duckdb.DuckDBPyConnection, days: int, project: str | None) -> 
             WHERE ts >= CAST(? AS DATE) - CAST(? AS INTEGER) {scope} GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 10""",
         window,
     ).fetchall()
+    top = {name for name, _ in busiest}
+    by_project: dict[str, dict[str, int]] = {}
+    for day, name, count in con.execute(
+        f"""SELECT CAST(ts AS DATE), coalesce(project, ''), count(*) FROM events
+            WHERE ts >= CAST(? AS DATE) - CAST(? AS INTEGER) {scope} GROUP BY ALL""",
+        window,
+    ).fetchall():
+        key = (name or "(none)") if name in top else "other"
+        counts = by_project.setdefault(day.isoformat(), {})
+        counts[key] = counts.get(key, 0) + int(count)
     week = con.execute(
         f"""SELECT count(*) FROM sessions WHERE last_ts >= CAST(? AS DATE) - 6 {scope}""", [end, *params]
     ).fetchone()
@@ -250,7 +260,10 @@ def activity(con: duckdb.DuckDBPyConnection, days: int, project: str | None) -> 
     return {
         "first_day": type(end).fromordinal(first).isoformat(),
         "last_day": end.isoformat(),
-        "days": [{"day": day, "total": sum(kinds.values()), "by_type": kinds} for day, kinds in per_day.items()],
+        "days": [
+            {"day": day, "total": sum(kinds.values()), "by_type": kinds, "by_project": by_project.get(day, {})}
+            for day, kinds in per_day.items()
+        ],
         "projects": [{"project": name or None, "events": int(count)} for name, count in busiest],
         "sessions_week": int(week[0]) if week else 0,
     }

@@ -43,6 +43,7 @@ class Day(Result):
     day: str
     total: int
     by_type: dict[str, int]
+    by_project: dict[str, int]  # the window's ten busiest projects ("(none)": no project), the rest as "other"
 
 
 class ProjectCount(Result):
@@ -132,8 +133,8 @@ def stats(engine: Engine, p: NoParams, progress: Progress) -> dict[str, Any]:
 
 @operation("activity", ActivityParams, Activity)
 def activity(engine: Engine, p: ActivityParams, progress: Progress) -> dict[str, Any]:
-    """Events per day and type over the last ``days`` days of activity (up to the most recent event), the busiest
-    projects of that window and the sessions active in its last week."""
+    """Events per day, by type and by project, over the last ``days`` days of activity (up to the most recent event),
+    the busiest projects of that window and the sessions active in its last week."""
     return engine.memory.activity(p.days, project_arg(p.project))
 
 

@@ -127,33 +127,43 @@ function embeddingRate() {
 
 // ------------------------------------------------------------------ overview
 
-function activityChart(activity) {
+function activityChart(activity, split = "type") {
   const days = [];
   if (activity.first_day) {
     const byDay = new Map(activity.days.map((d) => [d.day, d]));
     for (let t = Date.parse(activity.first_day); t <= Date.parse(activity.last_day); t += 86400000) {
       const day = new Date(t).toISOString().slice(0, 10);
-      days.push(byDay.get(day) || { day, total: 0, by_type: {} });
+      days.push(byDay.get(day) || { day, total: 0, by_type: {}, by_project: {} });
     }
   }
+  // the parts of a day's bar, bottom up, each with its colour class
+  const projects = [...activity.projects.map((p) => p.project || "(none)"), "other"];
+  const parts = split === "type"
+    ? TYPES.map((t) => ({ key: t, label: t, cls: `t-${t}`, of: (d) => d.by_type }))
+    : projects.map((p, i) => ({ key: p, label: p, cls: p === "other" ? "p-other" : `p-${i}`, of: (d) => d.by_project }));
   const max = Math.max(1, ...days.map((d) => d.total));
   const width = 600, height = 160, gap = 1, bar = days.length ? width / days.length : width;
-  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "Events per day", preserveAspectRatio: "none" });
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `Events per day by ${split}`, preserveAspectRatio: "none" });
   days.forEach((d, i) => {
     let y = height;
-    for (const type of TYPES) {
-      const n = d.by_type[type] || 0;
+    for (const part of parts) {
+      const n = part.of(d)[part.key] || 0;
       if (!n) continue;
       const h = (n / max) * height;
       y -= h;
-      const rect = svg("rect", { x: i * bar + gap / 2, y, width: Math.max(bar - gap, 0.5), height: h, class: `t-${type}` });
-      rect.append(svg("title", {}, `${d.day}: ${n} ${type}`));
+      const rect = svg("rect", { x: i * bar + gap / 2, y, width: Math.max(bar - gap, 0.5), height: h, class: part.cls });
+      rect.append(svg("title", {}, `${d.day}: ${n} ${part.label}`));
       chart.append(rect);
     }
   });
+  const shown = parts.filter((part) => days.some((d) => part.of(d)[part.key]));
   const ends = el("div", { class: "ends muted" }, el("span", { text: days.length ? days[0].day : "" }), el("span", { text: days.length ? days[days.length - 1].day : "" }));
-  const legend = el("div", { class: "legend" }, TYPES.map((t) => el("span", {}, el("i", { class: `t-${t}` }), t)));
-  return el("div", { class: "chart", id: "activity-chart", "data-days": String(days.length) }, chart, ends, legend);
+  const legend = el("div", { class: "legend" }, shown.map((part) => el("span", {}, el("i", { class: part.cls }), part.label)));
+  const toggle = el("select", { "aria-label": "Split the bars by", id: "chart-split", onchange: (e) => {
+    document.getElementById("activity-chart").replaceWith(activityChart(activity, e.target.value));
+    document.getElementById("chart-split").focus();
+  } }, ["type", "project"].map((v) => el("option", { value: v, selected: v === split, text: `by ${v}` })));
+  return el("div", { class: "chart", id: "activity-chart", "data-days": String(days.length), "data-split": split }, toggle, chart, ends, legend);
 }
 
 function kv(id, pairs) {
@@ -395,7 +405,8 @@ async function session(where) {
   const follow = el("input", { type: "checkbox", id: "follow", checked: true });
   const first = events[0];
   page(where, `Session ${shortSession(arg)}`,
-    el("p", { class: "muted" }, `${events.length} events`, first ? ` · ${first.project || ""} · ${when(first.timestamp)}` : "", " · ",
+    el("p", { class: "muted" }, el("span", { id: "event-count", text: `${events.length} events` }),
+      first ? ` · ${first.project || ""} · ${when(first.timestamp)}` : "", " · ",
       el("label", {}, follow, " follow new events")),
     container);
   onLive((kind, data) => {
@@ -403,6 +414,8 @@ async function session(where) {
     for (const e of data.events.filter((x) => x.session_id === arg)) {
       if (e.citation && container.querySelector(`[data-citation="${CSS.escape(e.citation)}"]`)) continue; // shown already
       appendTimeline(container, e, true);
+      const count = container.querySelectorAll(".item").length;
+      document.getElementById("event-count").textContent = `${count} events`;
       if (follow.checked) container.lastElementChild.scrollIntoView({ block: "end" });
     }
   });
