@@ -38,12 +38,13 @@ def web(
     private_umask()
     data_dir: Path = ctx.obj.data_dir
     try:
-        server = WebServer(WebSettings(data_dir=data_dir, port=port, start_service=start, verbose=verbose))
+        token = load_token(data_dir)
+        server = WebServer(WebSettings(data_dir=data_dir, port=port, start_service=start, verbose=verbose), token)
     except TokenFileError as exc:
         typer.echo(f"Error: {exc}", err=True)
         raise typer.Exit(EXIT_FAILURE) from None
     except PortUnavailable as exc:
-        running = ask_running(port, load_token(data_dir)) if port else None
+        running = ask_running(port, token) if port else None
         if running is None:
             typer.echo(f"Error: {exc}", err=True)
             raise typer.Exit(EXIT_FAILURE) from None

@@ -20,7 +20,7 @@ import uvicorn
 from claude_memory.client.transport import StartingTransport
 from claude_memory.service.operations import registry
 from claude_memory.web.app import CALL_TIMEOUT, create_app
-from claude_memory.web.auth import Guard, load_token
+from claude_memory.web.auth import Guard
 
 log = logging.getLogger("claude_memory.web")
 
@@ -45,8 +45,9 @@ def ask_running(port: int, token: str) -> str | None:
     request = urllib.request.Request(
         f"http://{HOST}:{port}/signin", method="POST", headers={"Authorization": f"Bearer {token}"}
     )
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy: it carries the token
     try:
-        with urllib.request.urlopen(request, timeout=5) as answer:
+        with direct.open(request, timeout=5) as answer:
             return str(json.loads(answer.read())["url"])
     except (OSError, ValueError, KeyError):
         return None
@@ -70,11 +71,12 @@ def bind(port: int) -> socket.socket:
 
 
 class WebServer:
-    def __init__(self, settings: WebSettings) -> None:
+    def __init__(self, settings: WebSettings, token: str) -> None:
+        """``token``: the data directory's (:func:`claude_memory.web.auth.load_token`)."""
         self.settings = settings
         self.sock = bind(settings.port)
         self.port = int(self.sock.getsockname()[1])
-        self.guard = Guard(load_token(settings.data_dir), self.port)
+        self.guard = Guard(token, self.port)
         self.transport = StartingTransport(settings.data_dir, start=settings.start_service, timeout=CALL_TIMEOUT)
         app = create_app(self.guard, self.transport, registry())
         config = uvicorn.Config(
