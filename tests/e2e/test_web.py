@@ -152,6 +152,8 @@ def test_3_a_session_timeline_renders_its_tool_calls(board: Dashboard, page: Any
     assert calls, "the busiest fixture session has tool calls"
     page.goto(board.base + "/#/sessions")
     page.wait_for_selector("#sessions a")
+    assert len(page.query_selector_all("#sessions tr")) == len(sessions) + 1  # and a heading row
+    assert page.query_selector("#older-sessions").is_hidden()  # fewer than a page of them
     page.screenshot(path=str(artifacts / "sessions.png"), full_page=True)
     page.click(f'#sessions a[href="#/session/{busiest["session_id"]}"]')
     page.wait_for_selector("#timeline .item")

@@ -65,3 +65,16 @@ def test_changes_start_with_the_newest_number_then_give_what_came_after_in_order
     assert [e["id"] for e in rest["events"]] == [e.id for e in after[3:]] and rest["more"] is False
     assert rest["seq"] == newest
     assert call(engine, "changes", after_seq=newest)["events"] == []
+
+
+def test_sessions_come_a_page_at_a_time_with_before(engine: LocalEngine) -> None:
+    every = call(engine, "sessions", limit=100)
+    assert len(every) > 3
+    paged, before = [], None
+    while True:
+        page = call(engine, "sessions", limit=3, **({"before": before} if before else {}))
+        paged += page
+        if len(page) < 3:
+            break
+        before = page[-1]["last_ts"]
+    assert [s["session_id"] for s in paged] == [s["session_id"] for s in every if s["last_ts"]]

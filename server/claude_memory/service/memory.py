@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -293,8 +294,8 @@ class Memory:
     def history(self, filters: EventFilters, limit: int) -> list[StoredEvent]:
         return queries.history(self.con, filters, limit)
 
-    def sessions(self, project: str | None, limit: int) -> list[dict[str, Any]]:
-        return queries.sessions(self.con, project, limit)
+    def sessions(self, project: str | None, limit: int, before: datetime | None = None) -> list[dict[str, Any]]:
+        return queries.sessions(self.con, project, limit, before)
 
     def activity(self, days: int, project: str | None) -> dict[str, Any]:
         return queries.activity(self.con, days, project)

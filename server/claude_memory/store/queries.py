@@ -11,7 +11,7 @@ import duckdb
 
 from claude_memory.core.citations import render
 from claude_memory.core.filters import EventFilters
-from claude_memory.store.db import from_store_time
+from claude_memory.store.db import from_store_time, to_store_time
 from claude_memory.store.keyword import filter_sql
 
 _EVENT_COLUMNS = (
@@ -104,9 +104,20 @@ def history(
     return [_row_to_event(r) for r in rows]
 
 
-def sessions(con: duckdb.DuckDBPyConnection, project: str | None, limit: int) -> list[dict[str, Any]]:
-    where = "WHERE s.project = ?" if project is not None else ""
-    params: list[object] = [project] if project is not None else []
+def sessions(
+    con: duckdb.DuckDBPyConnection, project: str | None, limit: int, before: datetime | None = None
+) -> list[dict[str, Any]]:
+    """Sessions, the most recently active first (of ``project``; only those last active before ``before``: the
+    page after one that ended there)."""
+    conditions: list[str] = []
+    params: list[object] = []
+    if project is not None:
+        conditions.append("s.project = ?")
+        params.append(project)
+    if before is not None:
+        conditions.append("s.last_ts < ?")
+        params.append(to_store_time(before))
+    where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
     rows = con.execute(
         f"""
         SELECT s.session_id, s.project, s.title, s.git_branch, s.cc_version, s.first_ts, s.last_ts,

@@ -3,6 +3,7 @@ activity per day (``activity``) and what arrived since a point (``changes``, for
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -21,6 +22,9 @@ class HistoryParams(Filters):
 class SessionsParams(Params):
     project: str | None = Field(default=None, description="Only this project (a path).")
     limit: int = Field(default=20, ge=1, le=10_000, description="How many sessions.")
+    before: datetime | None = Field(
+        default=None, description="Only sessions last active before this time (ISO): the page after one ending there."
+    )
 
 
 class ProjectsParams(Params):
@@ -116,7 +120,7 @@ def history(engine: Engine, p: HistoryParams, progress: Progress) -> list[dict[s
 @operation("sessions", SessionsParams, list[Session])
 def sessions(engine: Engine, p: SessionsParams, progress: Progress) -> list[dict[str, Any]]:
     """Sessions, most recent first, with their event, prompt and subagent counts."""
-    return engine.memory.sessions(project_arg(p.project), p.limit)
+    return engine.memory.sessions(project_arg(p.project), p.limit, p.before)
 
 
 @operation("projects", ProjectsParams, list[Project])

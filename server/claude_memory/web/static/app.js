@@ -348,18 +348,36 @@ async function preview(form) {
 
 // ------------------------------------------------------------------ sessions and timeline
 
+const SESSIONS_PAGE = 100;
+
+function sessionRow(s) {
+  return el("tr", {},
+    el("td", { text: when(s.last_ts) }),
+    el("td", {}, el("a", { href: `#/session/${encodeURIComponent(s.session_id)}`, text: s.title || shortSession(s.session_id) })),
+    el("td", { text: s.project || "" }), el("td", { text: s.git_branch || "" }),
+    el("td", { class: "num", text: number(s.events) }), el("td", { class: "num", text: number(s.prompts) }), el("td", { class: "num", text: number(s.subagents) }));
+}
+
 async function sessions(where) {
   const { query } = where;
   const project = query.get("project") || "";
-  const list = await api("sessions", { limit: 300, project });
+  const list = await api("sessions", { limit: SESSIONS_PAGE, project });
   const select = el("select", { name: "project", onchange: (e) => { location.hash = `#/sessions?project=${encodeURIComponent(e.target.value)}`; } }, await projectOptions(project));
-  page(where, "Sessions", el("form", { class: "filters" }, el("label", {}, "Project", select)),
-    el("table", { id: "sessions" }, el("tr", {}, ["Last activity", "Session", "Project", "Branch", "Events", "Prompts", "Subagents"].map((h) => el("th", { text: h }))),
-      list.map((s) => el("tr", {},
-        el("td", { text: when(s.last_ts) }),
-        el("td", {}, el("a", { href: `#/session/${encodeURIComponent(s.session_id)}`, text: s.title || shortSession(s.session_id) })),
-        el("td", { text: s.project || "" }), el("td", { text: s.git_branch || "" }),
-        el("td", { class: "num", text: number(s.events) }), el("td", { class: "num", text: number(s.prompts) }), el("td", { class: "num", text: number(s.subagents) })))));
+  const table = el("table", { id: "sessions" }, el("tr", {}, ["Last activity", "Session", "Project", "Branch", "Events", "Prompts", "Subagents"].map((h) => el("th", { text: h }))),
+    list.map(sessionRow));
+  let last = list[list.length - 1];
+  const older = el("button", { type: "button", id: "older-sessions", text: "Older sessions", hidden: list.length < SESSIONS_PAGE || !last?.last_ts });
+  older.addEventListener("click", async () => {
+    older.disabled = true;
+    try {
+      const next = await api("sessions", { limit: SESSIONS_PAGE, project, before: last.last_ts });
+      next.forEach((s) => table.append(sessionRow(s)));
+      last = next[next.length - 1] || last;
+      older.hidden = next.length < SESSIONS_PAGE || !last.last_ts;
+    } catch (err) { banner(err.message); }
+    older.disabled = false;
+  });
+  page(where, "Sessions", el("form", { class: "filters" }, el("label", {}, "Project", select)), table, el("p", {}, older));
 }
 
 const WHO = { user_prompt: "You", agent_response: "Claude", subagent_prompt: "Task for a subagent", compaction: "Context compacted", compact_summary: "Summary after compaction" };
