@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from claude_memory.store import projections
 from claude_memory.store.arrow import arrow_view
 
 OFFSET = "endless"
@@ -60,12 +61,11 @@ def set_config(con: duckdb.DuckDBPyConnection, key: str, value: object) -> None:
 
 
 def offset(con: duckdb.DuckDBPyConnection) -> int:
-    row = con.execute("SELECT event_seq FROM projection_offsets WHERE name = ?", [OFFSET]).fetchone()
-    return int(row[0]) if row else 0
+    return projections.offset(con, OFFSET) or 0
 
 
 def set_offset(con: duckdb.DuckDBPyConnection, seq: int) -> None:
-    con.execute("INSERT OR REPLACE INTO projection_offsets VALUES (?, ?)", [OFFSET, seq])
+    projections.set_offset(con, OFFSET, seq)
 
 
 def newest_seq(con: duckdb.DuckDBPyConnection) -> int:

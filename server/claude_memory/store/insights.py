@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from claude_memory.store import projections
 from claude_memory.store.arrow import arrow_view
 
 OFFSET = "insights"
@@ -46,8 +47,7 @@ class Stated:
 
 
 def offset(con: duckdb.DuckDBPyConnection) -> int:
-    row = con.execute("SELECT event_seq FROM projection_offsets WHERE name = ?", [OFFSET]).fetchone()
-    return int(row[0]) if row else 0
+    return projections.offset(con, OFFSET) or 0
 
 
 def prompts_after(con: duckdb.DuckDBPyConnection, seq: int, limit: int) -> list[Prompt]:
@@ -66,13 +66,13 @@ def add(con: duckdb.DuckDBPyConnection, rows: pa.Table, seq: int) -> None:
     """Inside the writer's transaction: the rows, and the offset moved to ``seq``."""
     with arrow_view(con, "insight_rows", rows):
         con.execute("INSERT OR REPLACE INTO prompt_insights SELECT * FROM insight_rows")
-    con.execute("INSERT OR REPLACE INTO projection_offsets VALUES (?, ?)", [OFFSET, seq])
+    projections.set_offset(con, OFFSET, seq)
 
 
 def reset(con: duckdb.DuckDBPyConnection) -> None:
     """Inside the writer's transaction: everything derived goes, to be made again from the prompts."""
     con.execute("DELETE FROM prompt_insights")
-    con.execute("DELETE FROM projection_offsets WHERE name = ?", [OFFSET])
+    projections.reset(con, OFFSET)
 
 
 def stated(con: duckdb.DuckDBPyConnection) -> list[Stated]:

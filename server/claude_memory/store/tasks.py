@@ -15,6 +15,7 @@ import orjson
 import pyarrow as pa
 
 from claude_memory.core.tasks import TASK_TOOLS
+from claude_memory.store import projections
 from claude_memory.store.db import sql_string
 
 OFFSET: Final = "task_projector"
@@ -89,7 +90,7 @@ def add_correction(con: duckdb.DuckDBPyConnection, ts: datetime, kind: str, task
         "INSERT INTO task_corrections SELECT coalesce(max(seq), 0) + 1, ?, ?, ?, ? FROM task_corrections",
         [ts, kind, task_id, into_id],
     )
-    con.execute("DELETE FROM projection_offsets WHERE name = ?", [OFFSET])
+    projections.reset(con, OFFSET)
 
 
 def newest_call(con: duckdb.DuckDBPyConnection) -> int:
@@ -105,12 +106,11 @@ def forget(con: duckdb.DuckDBPyConnection, doomed: str) -> None:
     """The writer's forget: the task events of forgotten calls go now, and the projection is made again from the
     calls left at its next refresh."""
     con.execute(f"DELETE FROM task_events WHERE source_event IN (SELECT id FROM {doomed})")
-    con.execute("DELETE FROM projection_offsets WHERE name = ?", [OFFSET])
+    projections.reset(con, OFFSET)
 
 
 def offset(con: duckdb.DuckDBPyConnection) -> int | None:
-    row = con.execute("SELECT event_seq FROM projection_offsets WHERE name = ?", [OFFSET]).fetchone()
-    return int(row[0]) if row else None
+    return projections.offset(con, OFFSET)
 
 
 EVENT_SCHEMA = pa.schema(
@@ -147,7 +147,7 @@ def replace(
         con.execute("DELETE FROM edges")
         con.register("new_edges", _strings(("src", "rel", "dst"), edges))
         con.execute("INSERT INTO edges SELECT * FROM new_edges")
-        con.execute("INSERT OR REPLACE INTO projection_offsets VALUES (?, ?)", [OFFSET, state])
+        projections.set_offset(con, OFFSET, state)
     finally:
         for name in ("new_task_events", "new_entities", "new_aliases", "new_edges"):
             con.unregister(name)
