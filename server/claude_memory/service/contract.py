@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from claude_memory import wire
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -61,6 +63,13 @@ class NotFound(Exception):
     def __init__(self, message: str, ref: str | None = None) -> None:
         super().__init__(message)
         self.ref = ref
+
+
+def invalid_parameter(exc: ValidationError) -> wire.OpError:
+    """The answer for parameters a model refused: its first problem, named, in one sentence."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first.get("loc", ()))
+    return wire.OpError(wire.BAD_REQUEST, f"Invalid parameter {where or 'params'}: {first['msg']}.")
 
 
 class NoProgress:

@@ -12,7 +12,7 @@ import duckdb
 from pydantic import ValidationError
 
 from claude_memory import wire
-from claude_memory.service.contract import Engine, NoProgress, NotFound, Operation, Registry
+from claude_memory.service.contract import Engine, NoProgress, NotFound, Operation, Registry, invalid_parameter
 from claude_memory.service.worker import ServiceStopping
 from claude_memory.store.db import StoreBusyError, StoreDamagedError, StoreError, first_line, io_failure
 from claude_memory.store.model_files import ModelFetchError
@@ -49,9 +49,7 @@ def op_error(exc: BaseException, internal: str, data_dir: Path | None = None) ->
     if isinstance(exc, duckdb.IOException) and data_dir is not None:
         exc = io_failure(exc, data_dir)
     if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err.get("loc", ()))
-        return OpError(wire.BAD_REQUEST, f"Invalid parameter {where or 'params'}: {err['msg']}.")
+        return invalid_parameter(exc)
     if isinstance(exc, NotFound):
         return OpError(wire.NOT_FOUND, str(exc), exc.ref)
     if isinstance(exc, ValueError):

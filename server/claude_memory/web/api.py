@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 from pydantic import BaseModel, ValidationError
 
 from claude_memory import wire
-from claude_memory.service.contract import Operation, Registry
+from claude_memory.service.contract import Operation, Registry, invalid_parameter
 from claude_memory.wire import OpError
 
 if TYPE_CHECKING:
@@ -102,8 +102,6 @@ def validated(op: Operation[Any], raw: Any) -> dict[str, Any]:
     try:
         params = op.params.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "params"
-        raise OpError(wire.BAD_REQUEST, f"Invalid parameter {where}: {first['msg']}.") from None
+        raise invalid_parameter(exc) from None
     dumped: dict[str, Any] = params.model_dump(mode="json", exclude_unset=True)
     return dumped

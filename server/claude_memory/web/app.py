@@ -87,6 +87,7 @@ class Guarded:
 
 
 def refused(refusal: Refusal, path: str) -> Response:
+    """A refusal or failure as its path's kind of answer: the API's JSON error, or a one-line page."""
     if path.startswith(api.PREFIX):
         return JSONResponse(api.error_body(refusal.code, refusal.message), status_code=refusal.status)
     page = f"<!doctype html><title>claude-memory</title><p>{refusal.message}</p>"
@@ -178,9 +179,7 @@ def create_app(guard: Guard, transport: Caller, ops: Registry) -> Starlette:
             status, "The dashboard failed; its terminal has the details."
         )
         code = {404: wire.NOT_FOUND, 405: wire.BAD_REQUEST}.get(status, wire.INTERNAL)
-        if request.url.path.startswith(api.PREFIX):
-            return JSONResponse(api.error_body(code, message), status_code=status)
-        return HTMLResponse(f"<!doctype html><title>claude-memory</title><p>{message}</p>", status_code=status)
+        return refused(Refusal(status, code, message), request.url.path)
 
     return Starlette(
         routes=routes,
