@@ -240,27 +240,21 @@ def activity(con: duckdb.DuckDBPyConnection, days: int, project: str | None) -> 
     end = row[0] if row else None
     if end is None:
         return {"first_day": None, "last_day": None, "days": [], "projects": [], "sessions_week": 0}
-    window = [end, days - 1, *params]
     rows = con.execute(
-        f"""SELECT CAST(ts AS DATE) AS day, type, count(*) FROM events
-            WHERE ts >= CAST(? AS DATE) - CAST(? AS INTEGER) {scope} GROUP BY ALL ORDER BY day, type""",
-        window,
-    ).fetchall()
-    per_day: dict[str, dict[str, int]] = {}
-    for day, kind, count in rows:
-        per_day.setdefault(day.isoformat(), {})[str(kind)] = int(count)
-    busiest = con.execute(
-        f"""SELECT coalesce(project, ''), count(*) FROM events
-            WHERE ts >= CAST(? AS DATE) - CAST(? AS INTEGER) {scope} GROUP BY ALL ORDER BY 2 DESC, 1 LIMIT 10""",
-        window,
-    ).fetchall()
-    top = {name for name, _ in busiest}
-    by_project: dict[str, dict[str, int]] = {}
-    for day, name, count in con.execute(
-        f"""SELECT CAST(ts AS DATE), coalesce(project, ''), count(*) FROM events
+        f"""SELECT CAST(ts AS DATE), type, coalesce(project, ''), count(*) FROM events
             WHERE ts >= CAST(? AS DATE) - CAST(? AS INTEGER) {scope} GROUP BY ALL""",
-        window,
-    ).fetchall():
+        [end, days - 1, *params],
+    ).fetchall()  # one pass over the window: by type, by project and the busiest all come from it
+    per_project: dict[str, int] = {}
+    for _day, _kind, name, count in rows:
+        per_project[name] = per_project.get(name, 0) + int(count)
+    busiest = sorted(per_project.items(), key=lambda kv: (-kv[1], kv[0]))[:10]
+    top = {name for name, _ in busiest}
+    per_day: dict[str, dict[str, int]] = {}
+    by_project: dict[str, dict[str, int]] = {}
+    for day, kind, name, count in sorted(rows, key=lambda r: (r[0], r[1])):
+        kinds = per_day.setdefault(day.isoformat(), {})
+        kinds[str(kind)] = kinds.get(str(kind), 0) + int(count)
         key = (name or "(none)") if name in top else "other"
         counts = by_project.setdefault(day.isoformat(), {})
         counts[key] = counts.get(key, 0) + int(count)
