@@ -204,8 +204,8 @@ def privacy_counts(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     }
 
 
-def stats(con: duckdb.DuckDBPyConnection, privacy: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The store's figures; ``privacy`` is :func:`privacy_counts` when the caller has it cached."""
+def stats(con: duckdb.DuckDBPyConnection, privacy: dict[str, Any]) -> dict[str, Any]:
+    """The store's figures, with ``privacy`` (:func:`privacy_counts`, which the caller keeps cached)."""
 
     def scalar(sql: str) -> Any:
         row = con.execute(sql).fetchone()
@@ -223,7 +223,7 @@ def stats(con: duckdb.DuckDBPyConnection, privacy: dict[str, Any] | None = None)
         "forgotten_events": int(scalar("SELECT count(*) FROM tombstones")),
         "first_event": from_store_time(first),
         "last_event": from_store_time(last),
-        **(privacy if privacy is not None else privacy_counts(con)),
+        **privacy,
         "keyword_index": {
             "postings": int(scalar("SELECT count(*) FROM kw_main")) + int(scalar("SELECT count(*) FROM kw_delta")),
             "unmerged_postings": int(scalar("SELECT count(*) FROM kw_delta")),
