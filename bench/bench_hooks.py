@@ -32,7 +32,7 @@ from typing import Any
 
 from claude_memory.client.connection import ServiceClient
 from claude_memory.service.memory import Memory
-from common import BENCH, OUT, machine, percentile
+from common import BENCH, OUT, machine, percentile, service_status
 
 HOOK = BENCH.parent / "hooks" / "claude-memory-hook"
 
@@ -146,10 +146,8 @@ def main() -> None:
         [sys.executable, "-m", "claude_memory", "serve", "--claude-home", str(home), "--no-watch", "--quiet"], env=env
     )
     try:
+        events = service_status(data, service)["store"]["events"]
         client = ServiceClient(data, timeout=120)
-        if not client.ensure_running(wait=120):
-            sys.exit("The memory service did not start.")
-        events = client.call("status")["store"]["events"]
         for prompt, project in asks[:10]:  # warm-up: model, index, caches
             client.call("context", {"payload": {"hook_event_name": "UserPromptSubmit", "session_id": "warm",
                                                 "cwd": project, "prompt": prompt}})  # fmt: skip

@@ -31,8 +31,7 @@ from typing import Any
 import duckdb
 import httpx
 
-from claude_memory.client.connection import ServiceClient, ServiceUnavailable
-from common import OUT, corpus_queries, machine, percentile
+from common import OUT, corpus_queries, machine, percentile, service_status
 
 FLAGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -91,16 +90,7 @@ def main() -> None:
     )
     web: subprocess.Popen[str] | None = None
     try:
-        with ServiceClient(data, timeout=120) as client:
-            deadline = time.monotonic() + 120
-            while True:  # the service started above opens its store (no second one is started meanwhile)
-                try:
-                    events = client.call("status")["store"]["events"]
-                    break
-                except ServiceUnavailable:
-                    if time.monotonic() > deadline or service.poll() is not None:
-                        sys.exit("The memory service did not start.")
-                    time.sleep(0.2)
+        events = service_status(data, service)["store"]["events"]
         web = subprocess.Popen([sys.executable, "-m", "claude_memory", "web", "--port", "0", "--no-start"], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
         assert web.stdout is not None

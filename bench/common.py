@@ -6,12 +6,16 @@ import importlib.util
 import os
 import platform
 import re
+import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import duckdb
+
+from claude_memory.client.connection import ServiceClient, ServiceUnavailable
 
 BENCH = Path(__file__).resolve().parent
 OUT = BENCH / "out"
@@ -72,3 +76,18 @@ def corpus_queries(con: duckdb.DuckDBPyConnection, count: int, rng: Any) -> list
         scoped = i % 2 == 1
         queries.append((" ".join(w for w, _ in picks), picks[0][1] if scoped else None))
     return queries
+
+
+def service_status(data: Path, service: subprocess.Popen[bytes], seconds: float = 120) -> dict[str, Any]:
+    """The status of the service just started as ``service`` on ``data``, once it answers (it opens its store
+    first). Never starts one itself: a second start while the first is opening would only be refused."""
+    deadline = time.monotonic() + seconds
+    with ServiceClient(data, timeout=seconds) as client:
+        while True:
+            try:
+                status: dict[str, Any] = client.call("status")
+                return status
+            except ServiceUnavailable:
+                if time.monotonic() > deadline or service.poll() is not None:
+                    sys.exit("The memory service did not start.")
+                time.sleep(0.2)
