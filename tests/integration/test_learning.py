@@ -188,6 +188,19 @@ def test_marks_survive_a_rebuild_and_a_forgotten_source_takes_its_evidence_away(
     assert again["count"] == 1 and again["evidence"][0]["citation"] == pnpm["evidence"][1]["citation"]
 
 
+def test_prompts_read_by_an_older_extractor_are_read_again(shop: Memory) -> None:
+    memory = shop
+    before = memory.insights.listing(SHOP)["preferences"]
+    # as a store read before the extractor had versions: its offset is plain "insights", and what the older
+    # extractor found differs (here: it found nothing)
+    memory.con.execute("UPDATE projection_offsets SET name = 'insights' WHERE starts_with(name, 'insights:')")
+    memory.con.execute("UPDATE prompt_insights SET rules = NULL")
+    again = memory.insights.listing(SHOP)["preferences"]
+    assert [p["text"] for p in again] == [p["text"] for p in before] and len(again) == 3
+    names = [r[0] for r in memory.con.execute("SELECT name FROM projection_offsets").fetchall()]
+    assert "insights" not in names and sum(n.startswith("insights:") for n in names) == 1
+
+
 def test_no_injected_context_on_the_fixtures_holds_two_lines_with_the_same_text(store: Memory) -> None:
     recaller = Recaller(store)
     prompts = [f"the {ECHO} echo", f"what did the {ECHO} command print", "run the echo command again",

@@ -33,6 +33,15 @@ def test_canonical_key_follows_the_seed() -> None:
         "make sure you always run mypy before saying you're done",
         "fix the login bug. also, going forward use httpx not requests",
         "keep your answers short",
+        # norms on a kind of thing, said without always / never
+        "handlers get the _impl suffix in this service",
+        "config files go in etc/ and nowhere else",
+        "error messages have to be lowercase",
+        "docs: no emojis in headings",
+        "in library code don't call print, use the logger",
+        "before you run any migration ask me first",
+        "Protobuf for new endpoints",
+        "some context: every new module we write is typed",
     ],
 )
 def test_rules_are_found(prompt: str) -> None:
@@ -56,6 +65,17 @@ def test_rules_are_found(prompt: str) -> None:
         "Always good to hear!",
         "No tests found for streaming functionality.",
         "The authentication bug must be fixed before merging.",
+        # someone else's words in single quotes or reported, first-time small talk, a wish about speed
+        "mypy keeps saying 'always annotate self' on the mixin, can we silence it",
+        "the docs say you should never block the event loop",
+        "hey, first time using you in this repo",
+        "builds should be faster than this",
+        "let me know if you need any more context",
+        "don't be afraid to rewrite the parser",
+        # what a feature request specifies, and what follows a named moment
+        "implement tag search. results go in the sidebar",
+        "add an export command. json by default",
+        "skip the slow suite for now, I'm on battery. unit tests only",
     ],
 )
 def test_look_alikes_are_not_rules(prompt: str) -> None:

@@ -83,10 +83,12 @@ class Rule:
 
 
 RULE_CHARS: Final = 200
+# the version of what :func:`rules` finds, raised when it changes: prompts read by another version are read again
+EXTRACTOR: Final = 2
 
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _CODE_SPAN = re.compile(r"`([^`\n]{1,60})`")
-_QUOTED = re.compile(r"\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”")
+_QUOTED = re.compile(r"\"[^\"\n]{0,200}\"|“[^”\n]{0,200}”|‘[^’\n]{0,200}’|(?<![\w'])'[^'\n]{2,200}'(?![\w'])")
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n\s*\n+|\n(?=\s*(?:[-*•]|\d+[.)])\s)|\s+[—–]\s+|\s+-\s+")
 # a long prompt is mostly pasted (a review, a CI log, an error): only its opening words are the user's own
 OWN_WORDS: Final = 400
@@ -102,8 +104,8 @@ _ONE_FILE = re.compile(
     r"|`[^`\n]+`"
 )
 _TASK_START = re.compile(
-    r"^(please |pls |can you |could you )?(refactor|rewrite|change|update|convert|migrate|port|modify|fix|make|move|"
-    r"replace|split|rename|extract|reuse|remove|delete|add|bump|revert|drop|implement|create|run)\b"
+    r"^(please |pls |can you |could you )?(refactor|rewrite|change|update|convert|migrate|port|modify|fix|"
+    r"make(?! sure)|move|replace|split|rename|extract|reuse|remove|delete|add|bump|revert|drop|implement|create|run)\b"
 )
 _WE_USE = re.compile(
     r"^(we|our team|the team) (use|follow|prefer)\b.*\b(here|in this (repo|repository|project|codebase))\b"
@@ -130,13 +132,15 @@ _NOT_AN_INSTRUCTION = re.compile(
     r"said|told|made|ran|wrote|forgot|found|took|seems?|gets?|fails?|breaks?|returns?|works?|happens?|crash\w*)\b"
     r"|\bused to\b|\bnever (thought|heard|seen|knew|been|understood)\b|\balways (thought|wondered)\b"
     r"|\b(?!(i|to)\b)[\w-]+ (says|said|suggests|suggested|recommends|recommended|tells|told|warns|warned|claims|"
-    r"claimed|mentions|mentioned|complains|complained|reads)\b|\baccording to\b"  # someone else's ("clippy says ...")
+    r"claimed|mentions|mentioned|complains|complained|reads)\b|\baccording to\b|\bkeeps (saying|telling|complaining)\b"
+    r"|\b(?!(i|to|you|we|they|and|or|then)\b)[\w'-]+ say\b"
+    r"|\b(my|our|the) first time\b|^(hey|hi|hello),? first time\b"  # someone else's ("clippy says ...")
     r"|\b[\w-]+:\s*(always|never)\s*($|[.,;]|(is|are|was|set|in|on|for)\b)"  # a setting: "restart: always"
     r"|\b(if|whether|unless) (you|we|i) (always|never)\b|\bnot always\b|\balmost (always|never)\b"
     r"|\b(is|are|was|were|isn't|aren't|it's|that's) (always|never)\b|\b(always|never) (been|had|was|were|got|seemed)\b"
     r"|^(\w+: )?(i|i've|i'm|i'll|i'd|i was|we've|we had|we were|we'll|i just|i also)\b(?! (always |never |really )?"
     r"(want|prefer|like|need|expect|insist)\b)"  # the speaker's own story ("I'll make sure to remember this")
-    r"|\b(don't|do not) (worry|forget to (stay|be|have|enjoy))\b"
+    r"|\b(don't|do not) (worry|be afraid|hesitate|forget to (stay|be|have|enjoy))\b"
 )
 # what a rule for a coding assistant is about: code-like tokens (a path, a flag, `code`, snake_case, camelCase, a
 # version) or the words of software work and of how the assistant should answer. A sentence about neither ("always
@@ -159,12 +163,13 @@ _WORK = re.compile(
     r"script\w*|command\w*|cli|terminal|shell|bash|docker\w*|kubectl|k8s|prod\w*|staging|repo\w*|"
     r"codebase|projects?|issue\w*|ticket\w*|tasks?|todo\w*|version\w*|upgrade\w*|npm|pnpm|yarn|pip|"
     r"python|typescript|javascript|js|ts|rust|go|java|html|css|json|yaml|markdown|answer\w*|repl\w*|respon\w*|"
-    r"explain\w*|summar\w*|concise|brief|verbose|emojis?|english|language|ask\w*|confirm\w*|questions?|"
+    r"explain\w*|summar\w*|concise|brief|shorter|verbose|emojis?|english|language|ask\w*|confirm\w*|questions?|"
     r"changes?|diff\w*|patch\w*|edit\w*|write\w*|output\w*|print\w*|async|await|promise\w*|null|"
     r"any|unknown|default|exports?|tags?|resources?|modules?|terraform|tf|aws|cloud\w*|infra\w*|secrets?|"
     r"mypy|ruff|black|flake8|pylint|pytest|jest|vitest|eslint|prettier|biome|clippy|cargo|gradle|maven|kotlin|"
     r"swift|compose|xml|uv|poetry|pipenv|conda|node|deno|bun|react|vue|django|flask|fastapi|rails|sentry|"
-    r"stdout|stderr|utf-8|unicode|timezone|utc|decimal|float|int|string|strings|done|finished|plan)\b"
+    r"stdout|stderr|utf-8|unicode|timezone|utc|decimal|float|int|string|strings|done|finished|plan|handler\w*|prefix\w*|"
+    r"suffix\w*|services?)\b"
 )
 _ALWAYS_NEVER = re.compile(
     r"(^|[,:]\s*|\b(please|pls|and|also|but|so|ok|okay|then|remember to|remember|make sure to|make sure you|"
@@ -173,15 +178,19 @@ _ALWAYS_NEVER = re.compile(
 )
 _LASTING = re.compile(
     r"\b(from now on|going forward|moving forward|in (the )?future|by default|from here on( out)?|for all future|"
-    r"every time|each time|whenever you|for every|every single|on every|anymore|any more|from today on|"
+    r"every time|each time|whenever you|for every|every single|on every|anymore|any more(?=\s*([.!,;]|$))|"
+    r"from today on|"
     r"as a rule|as a habit|in general|generally|as usual|ever again|here too|here as well|(don't|dont|do not|never) "
     r"ever|the whole (codebase|code base|repo|repository|project)|anywhere|everywhere|nowhere else|hard requirement|"
-    r"non-negotiable|off the table|across the (codebase|repo|project))\b|,\s*ever[.!]*$|\bever[.!]*$"
+    r"non-negotiable|off the table|across the (codebase|repo|project)|for (all |any |every )?new (code|\w+s)|"
+    r"for everything)\b|,\s*ever[.!]*$|\bever[.!]*$"
     r"|^(please )?(remember|note|keep in mind)( for (later|next time|the future))?( that)?\b"
     r"|^when(ever)? you (\w+)\b(?!.*\b(this|that|these|those|it)\b)"  # a habit: "when you return errors, wrap them"
 )
 _CONVENTION = re.compile(
-    r"\b(in this (repo|repository|project|codebase|code base|team|org)|in our (repo|repository|project|codebase|team)|"
+    r"\b(in (this|our) (repo|repository|project|codebase|code base|team|org|app|engine|service|library|lib|crate|"
+    r"package|monorepo|workspace)|like (the rest of|everywhere else in) (the|this|our) (codebase|code base|code|repo|"
+    r"project|app|engine)|"
     r"(that's|this is|it's) how we (work|do (it|things))|our (convention|style|rule|standard|policy|preference)|"
     r"(the|a) (convention|house style|team rule|policy) (is|here)|\w+ here (follow|use|go|live)s?\b|"
     r"we (use|prefer|follow|write|do|don't|never|always)"
@@ -195,40 +204,59 @@ _REMINDER = re.compile(
     r"(it|this|that)( again)?|standing (rule|order|instruction)|"
     r"(that's|it's|this is) (mandatory|non-negotiable|a rule)|"
     r"mandatory here|you know the drill|how many times|,\s*remember[.!]?$|"
-    r"same as (in )?(the |all )?other (repos?|projects?)|^again[,:])"
+    r"same as (in )?(the |all )?other (repos?|projects?)|"
+    r"same (deal|thing|rule) as (on |in |for |with )?(the |my |our )?(other|\w+) (repos?|projects?)|^again[,:])"
 )
 # process rules: an action tied to the moments that recur ("before committing", "before saying a task is done")
 _BEFORE = re.compile(
     r"\bbefore (every |each |any )?(commit|committing|you commit|push|pushing|you push|merg\w*|saying|you say|done|"
-    r"finishing|you finish|opening a pr|you open a pr|releas\w*|declaring|(you )?tell me)\b"
+    r"finishing|you finish|opening a pr|you open a pr|releas\w*|declaring|(you )?tell me|"
+    r"(you )?(apply|run|change|edit|delete|install|add) (any|anything|changes|edits)|(you )?(applying|running|"
+    r"changing|editing|deleting|installing|adding) (any|anything|changes|edits))\b"
 )
 # an obligation on a kind of thing: "every pub item needs a doc comment", "new modules need type hints", "anything
 # that prints color has to respect NO_COLOR", "hyperparams belong in conf/"
 _EVERY_NEEDS = re.compile(
-    r"^(every|all|each|any|anything|everything|new) (?!.*\b(this|that|these|those)\b).{0,60}?\b"
+    r"(^([\w ]{1,40}: )?|[,;] (and |so |but )?)(every|all|each|any|anything|everything|new) "
+    r"(?!.*\b(this|these|those)\b)(?!.*(?<!thing )\bthat\b).{0,60}?\b"
     r"(needs?|must|should|has to|have to|gets?|belongs?|goes|go)\b"
+    r"|^([\w ]{1,40}: )?(every|any|all) new \w+( \w+)?( we \w+)? (is|are) \w"
+)
+# a norm on a kind of thing, said of it in the plural: "user-facing strings have to be localized", "tests go in
+# TrailmarkTests", "member variables get the m_ prefix", "strings go in strings.xml"
+_NORM = re.compile(
+    r"^(\w+( \w+)?: )?(?!(the|this|that|these|those|they|we|you|some|my|your|our|their|its|his|her|both|two|three|"
+    r"most|many|few|several|such)\b)([\w@./+-]+ ){0,2}[\w@./+-]*[a-z]s (must|should|have to|need to|go (in|into|under)|"
+    r"belong (in|to|under)|live (in|under|next to)|get (the|a|an)|are always|always get|never get)\b"
+    r"(?! (be )?(faster|slower|better|worse|fixed|working|passing|green|red|done|ready|failing)\b)"
 )
 _ONLY = re.compile(
     r"^(\w+: )?(?!(?:not|if|the|an?|one|i|we|you)\b)(?P<what>[\w.@/+-]+(?: [\w.@/+-]+)?) only\b"
     r"(?! (if|when|for (this|now)|in this))"
 )
 _TEAM_HABIT = re.compile(r"^(we|our team|the team) (use|follow|prefer|write|do|don't|never|always|keep|run|tag|name)\b")
+_WE_USE_FOR = re.compile(
+    r"^(we|our team|the team) (use|prefer) \S+ for (everything|all|any|every|this kind of|these)\b"
+)
 # the common shapes of a standing request about how to work: stick to X, only use X, ask before deleting, explain the
 # plan first, keep answers short, let's always ..., we don't do X here
 _STANDING = re.compile(
     r"^(please |pls |and |also )?(stick (to|with)|only use|just use|keep using|default to|always go with)\b"
-    r"|\bask (me )?(first |before (you )?(delet|remov|add|install|push|commit|run|chang|touch|modif|upgrad|renam)\w*)"
+    r"|\bask (me )?(first\b|before (you )?(delet|remov|add|install|push|commit|run|chang|touch|modif|upgrad|renam)\w*)"
+    r"|^(please )?(show me |give me )?(a |the )?diff(s)? (first|before)\b"
     r"|\bwithout (checking|asking) (with )?me( first)?\b"
     r"|^(short|shorter|brief|briefer|concise|terse)( answers| replies| responses)?( please| pls)?\b"
     r"|\b(explain|show|tell me|describe|outline) (me )?(the|your|a) (plan|approach|changes?)\b.* (before|first)\b"
+    r"|\bkeep it (short|brief|concise|terse) when(ever)? you\b"
     r"|\bkeep (your |the )?(answers?|responses?|replies|explanations?|summar\w*|messages?|output) (short|brief|concise|"
     r"terse|to the point)\b|^(let's|lets) (always|never|stick (to|with))\b|\bwe don't do\b"
     r"|^(our|the) (msrv|minimum \w+ version|target) is\b"
 )
 _NO_THING = re.compile(
-    r"^(\w+: )?(no|zero) (?!.*\b(\w+ed|found|given|shown|seen|run|done|made|available|left|yet|here|there)\b)"
+    r"^([\w ]{1,30}: |please,? |pls,? )?(no|zero) "
+    r"(?!.*\b(\w+ed|found|given|shown|seen|run|done|made|available|left|yet|here|there)\b)"
     r"(?!(idea|worries|problem|thanks|need|way|luck|wait|rush|clue|longer|one|it|that|this|not|i|you|we|"
-    r"more of (that|this))\b)[\w`@./+-]+( [\w`@./+-]+){0,3}[.!]?$"
+    r"more of (that|this))\b)[\w`@./+!()-]+( [\w`@./+()-]+){0,5}[.!]?$"
 )
 _PREFER = re.compile(
     r"\b(i|we|the user) (really |much |strongly |generally )?prefers?\b(?!\s+(if|that|when|you)\b)"
@@ -258,9 +286,14 @@ _NEVER_USE = re.compile(
     r"\b(never|don't|do not|no) (use )?(?P<old>[\w.@/+-]+)\s*[.!]?$"
     r"|\b(never|don't|do not) use (?P<old2>[\w.@/+-]+( [\w.@/+-]+)?)"
 )
-_DONT_START = re.compile(r"^(please |pls |and |also |but )?(don't|do not|dont|never|avoid)\b")
+_DONT_START = re.compile(
+    r"^(\w+( \w+)?: |in (\w+ ){1,2}(code|tests?|files?),? )?(please |pls |and |also |but )?"
+    r"(don't|do not|dont|never|avoid)\b"
+)
 _FORGET_OLD = re.compile(r"\b(forget (the|about) (?P<old>[\w.@/+-]+)|no longer|not (?P<old2>[\w.@/+-]+) anymore|"
                          r"(?P<old3>[\w.@/+-]+)('s| is| has) gone|drop (?P<old4>[\w.@/+-]+))")  # fmt: skip
+# a prompt that asks for a feature: what follows describes it ("results go in a sidebar", "dry-run by default")
+_SPECIFIES = re.compile(r"^(please |pls |can you |could you )?(implement|add|build|create|write|make(?! sure))\b")
 _DEICTIC = re.compile(r"\b(this|that|these|those|it|them|here|yet|above|below)\b")
 
 _FILLER: Final = frozenset(
@@ -323,8 +356,9 @@ def _side(found: re.Match[str], name: str) -> str:
     return next((found.group(g) for g in (name, f"{name}2", f"{name}3", f"{name}4") if found.group(g)), "")
 
 
-def _rule(sentence: str, reminded: bool = False) -> Rule | None:
-    """The rule one sentence states; ``reminded``: another sentence of the prompt says it is a standing rule."""
+def _rule(sentence: str, reminded: bool = False, context: str = "") -> Rule | None:
+    """The rule one sentence states; ``reminded``: another sentence of the prompt says it is a standing rule;
+    ``context``: the prompt's sentences before it (a feature being specified, a moment already named)."""
     low = sentence.lower().strip().replace("`", "")
     if not _instruction(low) or _DESCRIBES.search(low):
         return None
@@ -342,17 +376,25 @@ def _rule(sentence: str, reminded: bool = False) -> Rule | None:
     gone = _FORGET_OLD.search(low)
     before, standing, only = _BEFORE.search(low), _STANDING.search(low), _ONLY.search(low)
     chosen, refused = _ALWAYS_USE.search(low), _NEVER_USE.search(low)
-    habit = (before or only or standing or any(m.search(low) for m in (_REMINDER, _EVERY_NEEDS, _TEAM_HABIT))) or (
+    norms = (_REMINDER, _EVERY_NEEDS, _NORM, _TEAM_HABIT)
+    habit = (before or only or standing or any(m.search(low) for m in norms)) or (
         switch and re.search(r"\b(back|we switched)\b", low)
     )
-    first_clause = low.split(",")[0]
+    first_clause = re.sub(r"^(please|pls),\s*", "", low).split(",")[0]
     nothing = _NO_THING.search(first_clause)
     edits_one = _DONT_EDIT.search(low) and _ONE_FILE.search(sentence)
     prohibition = _DONT_START.search(low) and not _DEICTIC.search(first_clause) and not edits_one
-    chooses = replace or _WE_USE.search(low) or switch or standing or stops_using or prefer or before
+    chooses = replace or _WE_USE.search(low) or _WE_USE_FOR.search(low) or switch or standing or stops_using or prefer
+    chooses = chooses or before
     if not (chooses or chosen or refused or only or _about_work(sentence)):
         return None  # small talk ("always try something new"), unless it chooses a tool (use X, not Y)
     marked = always or lasting or convention or prefer or habit or reminded or prohibition or nothing
+    strong = always or convention or prefer or reminded or prohibition or nothing or before or standing
+    weak = not strong and (lasting is None or lasting.group(0) == "by default")
+    if marked and weak and (_SPECIFIES.search(context) or _ONE_OFF.search(context)):
+        # "add a prune command. dry-run by default", "implement search. results go in a sidebar": the feature
+        # asked for; "skip the e2e suite for now. unit tests only": the moment the prompt named
+        return None
     if not marked:
         # without a mark of lasting, only a replacement of one thing by another, or a stopped habit about no
         # particular thing ("stop adding docstrings to private helpers", not "stop that"), is taken as a rule
@@ -415,7 +457,7 @@ def rules(prompt: str) -> list[Rule]:
     sentences = _sentences(prompt)
     found: list[Rule] = []
     for n, sentence in enumerate(sentences):
-        rule: Rule | None = _rule(sentence)
+        rule: Rule | None = _rule(sentence, context=" ".join(sentences[:n]).lower())
         if n > 0 and (rule is None or len(rule.terms) < 2) and _vouches(sentence):  # "that's how we work here"
             rule = _rule(sentences[n - 1], reminded=True) or rule
         if rule is not None and rule not in found:

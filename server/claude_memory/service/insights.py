@@ -43,6 +43,8 @@ class Insights:
         con = self._memory.con
         done = 0
         stated_any = False
+        if store.outdated(con):  # read by an older extractor: everything is read again with this one
+            self._memory.writer.reset_insights()
         while True:
             found = store.prompts_after(con, store.offset(con), BATCH)
             if not found:

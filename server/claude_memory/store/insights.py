@@ -1,6 +1,6 @@
 """The insight tables (migration 0014): per informative user prompt its canonical key and the rules it states
-(``prompt_insights``, derived: the projection's offset is ``insights`` in ``projection_offsets``), and a person's marks
-on insights (``insight_marks``, kept by a rebuild)."""
+(``prompt_insights``, derived: the projection's offset is ``insights:<extractor version>`` in ``projection_offsets``),
+and a person's marks on insights (``insight_marks``, kept by a rebuild)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from claude_memory.core.insights import EXTRACTOR
 from claude_memory.store import projections
 from claude_memory.store.arrow import arrow_view
 
-OFFSET = "insights"
+OFFSET = f"insights:{EXTRACTOR}"  # named by the extractor that read the prompts (before versions: plain "insights")
 
 ROW_SCHEMA = pa.schema(
     [("event_id", pa.int64()), ("project", pa.string()), ("session_id", pa.string()), ("ts", pa.timestamp("us")),
@@ -50,6 +51,11 @@ def offset(con: duckdb.DuckDBPyConnection) -> int:
     return projections.offset(con, OFFSET) or 0
 
 
+def outdated(con: duckdb.DuckDBPyConnection) -> bool:
+    """Prompts were read by another version of the extractor (what they state must be read again)."""
+    return projections.other_versions(con, "insights", OFFSET)
+
+
 def prompts_after(con: duckdb.DuckDBPyConnection, seq: int, limit: int) -> list[Prompt]:
     """The user prompts stored after ``seq``, oldest first."""
     rows = con.execute(
@@ -72,7 +78,7 @@ def add(con: duckdb.DuckDBPyConnection, rows: pa.Table, seq: int) -> None:
 def reset(con: duckdb.DuckDBPyConnection) -> None:
     """Inside the writer's transaction: everything derived goes, to be made again from the prompts."""
     con.execute("DELETE FROM prompt_insights")
-    projections.reset(con, OFFSET)
+    projections.reset_family(con, "insights")
 
 
 def stated(con: duckdb.DuckDBPyConnection) -> list[Stated]:
