@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -35,6 +36,7 @@ from claude_memory.store.keyword import K1, B
 Int32s = npt.NDArray[np.int32]
 Int64s = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
+Matched = npt.NDArray[Any]  # per hit: bit i set when it holds the query's term i (or, past 64 terms, their idf)
 
 FOLD_MIN_POSTINGS = 65_536  # the appended rows are folded into the main ones past this many postings,
 FOLD_FRACTION = 16  # or past 1/16 of the main rows, whichever is larger
@@ -239,37 +241,74 @@ class PostingsIndex:
             return []
         n = len(self._ids)
         norm = self._norms(k1, b)
-        scores = np.zeros(n, dtype=np.float64)
-        cover = np.zeros(n, dtype=np.float64)
-        total = 0.0
-        for code in codes:
-            df = self._main.count(code) + self._tail.count(code)
-            weight = idf(n, df)
-            total += weight
-            for docs, tf in (self._main.of(code), self._tail.of(code)):
-                if not len(docs):
-                    continue
-                freq = tf.astype(np.float64)
-                scores[docs] += weight * freq * (k1 + 1) / (freq + norm[docs])
-                cover[docs] += weight
-        hits = np.flatnonzero(cover)  # idf > 0 for every term (df never exceeds the event count)
+        weights = [idf(n, self._main.count(code) + self._tail.count(code)) for code in codes]
+        total = sum(weights)
+
+        if len(codes) == 1:
+            hits, scores, matched = self._one_term(codes[0], weights[0], norm, k1)
+        else:
+            hits, scores, matched = self._many_terms(codes, weights, norm, k1)
         if filters != EventFilters():
             positions = self._event_positions(events)[hits]
             inside = positions >= 0
             inside[inside] = events.admitted(positions[inside], filters)
-            hits = hits[inside]
-        found = scores[hits]
+            hits, scores, matched = hits[inside], scores[inside], matched[inside]
         if len(hits) > limit:  # the limit best, and every tie of the last so that ids can break it
-            threshold = found[np.argpartition(-found, limit - 1)[:limit]].min()
-            keep = found >= threshold
-            hits, found = hits[keep], found[keep]
+            threshold = scores[np.argpartition(-scores, limit - 1)[:limit]].min()
+            keep = scores >= threshold
+            hits, scores, matched = hits[keep], scores[keep], matched[keep]
         ids = self._ids[hits]
-        order = np.lexsort((ids, -found))[:limit]
-        coverage = cover[hits[order]] / total
+        order = np.lexsort((ids, -scores))[:limit]
+        coverage = self._coverage(matched[order], weights) / total
         return [
             (int(i), float(s), float(c))
-            for i, s, c in zip(ids[order].tolist(), found[order].tolist(), coverage.tolist(), strict=True)
+            for i, s, c in zip(ids[order].tolist(), scores[order].tolist(), coverage.tolist(), strict=True)
         ]
+
+    def _parts(self, code: int) -> list[tuple[Int32s, npt.NDArray[np.integer]]]:
+        return [(docs, tf) for docs, tf in (self._main.of(code), self._tail.of(code)) if len(docs)]
+
+    @staticmethod
+    def _contribution(weight: float, tf: npt.NDArray[np.integer], norms: Floats, k1: float) -> Floats:
+        freq = tf.astype(np.float64)
+        return weight * freq * (k1 + 1) / (freq + norms)
+
+    def _one_term(self, code: int, weight: float, norm: Floats, k1: float) -> tuple[Int32s, Floats, Matched]:
+        """One term: its postings are the hits, scored where they lie (no pass over every event)."""
+        parts = self._parts(code)
+        hits = np.concatenate([docs for docs, _ in parts]) if parts else np.empty(0, dtype=np.int32)
+        scores = [self._contribution(weight, tf, norm[docs], k1) for docs, tf in parts]
+        return hits, np.concatenate(scores) if scores else np.empty(0), np.ones(len(hits), dtype=np.uint8)
+
+    def _many_terms(
+        self, codes: list[int], weights: list[float], norm: Floats, k1: float
+    ) -> tuple[Int32s, Floats, Matched]:
+        """Several terms: scores summed over every event, and which terms each holds, as bits (one byte per event
+        for up to 8 terms, cheaper than a second array of floats); past 64 terms, their summed idf instead."""
+        n = len(self._ids)
+        scores = np.zeros(n, dtype=np.float64)
+        kind = next((t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= len(codes)), None)
+        matched: Matched = np.zeros(n, dtype=kind or np.float64)
+        for i, (code, weight) in enumerate(zip(codes, weights, strict=True)):
+            for docs, tf in self._parts(code):
+                scores[docs] += self._contribution(weight, tf, norm[docs], k1)
+                if kind is None:
+                    matched[docs] += weight
+                else:
+                    matched[docs] |= kind(1 << i)
+        hits = np.flatnonzero(matched).astype(np.int32)  # idf > 0 for every term (df never exceeds the event count)
+        return hits, scores[hits], matched[hits]
+
+    @staticmethod
+    def _coverage(matched: Matched, weights: list[float]) -> Floats:
+        """The summed idf of the terms each hit holds, added in the query's term order as a running sum over the
+        postings adds them (the same figures to the last bit)."""
+        if matched.dtype == np.float64:
+            return matched.astype(np.float64)
+        cover = np.zeros(len(matched), dtype=np.float64)
+        for i, weight in enumerate(weights):
+            cover += np.where(matched & (1 << i), weight, 0.0)
+        return cover
 
     def _norms(self, k1: float, b: float) -> Floats:
         if (k1, b) not in self._norm:
