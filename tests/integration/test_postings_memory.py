@@ -10,6 +10,7 @@ import math
 import random
 import re
 import shutil
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -123,6 +124,42 @@ def test_same_ids_scores_and_coverage_as_sql_for_many_queries_and_every_filter(s
         assert [k for k, hits in answered.items() if not hits] == [3, 8]
         assert index.search(["zzqxnotaword"], EventFilters(), 10, events) == []
         assert index.search([], EventFilters(), 10, events) == []
+
+
+def test_pruned_answers_equal_the_full_pass_to_the_last_bit(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MaxScore pruning (``_pruned``) skips events that cannot reach the cut; whatever it answers is the full
+    pass's answer, float for float, under every filter and cut-off."""
+    with Memory(shutil.copytree(store, tmp_path / "d")) as memory:
+        index, events = fresh(memory)
+        texts = [str(r[0]).lower() for r in memory.con.execute("SELECT text FROM events").fetchall()]
+        held = Counter(w for t in texts for w in set(re.findall(r"[a-z][a-z0-9_]{2,}", t)))
+        rare = sorted(w for w, n in held.items() if 3 <= n <= 12)
+        common = sorted(w for w, n in held.items() if n >= len(texts) // 10)
+        rng = random.Random(3)  # where pruning pays: a rare word beside common ones
+        mixed = [QueryTokenizer().terms(" ".join([rng.choice(rare), *rng.sample(common, 2)])) for _ in range(40)]
+        cases = [
+            (terms, filters, limit)
+            for terms in [*vocabulary_queries(memory, 80, seed=2), *mixed]
+            if len(terms) > 1
+            for filters in filter_cases(memory)
+            for limit in (1, 3, 10)
+        ]
+        pruning = PostingsIndex._pruned
+        used: list[bool] = []
+
+        def counted(self: PostingsIndex, *args: object) -> object:
+            found = pruning(self, *args)  # type: ignore[arg-type]
+            used.append(found is not None)
+            return found
+
+        monkeypatch.setattr(PostingsIndex, "_pruned", counted)
+        pruned = [index.search(terms, filters, limit, events) for terms, filters, limit in cases]
+        monkeypatch.setattr(PostingsIndex, "_pruned", lambda *args: None)
+        full = [index.search(terms, filters, limit, events) for terms, filters, limit in cases]
+        assert pruned == full
+        assert sum(used) >= 100, f"pruning answered {sum(used)} of {len(used)} queries"
 
 
 def test_exact_ties_break_by_event_id_at_the_cut_off(tmp_path: Path) -> None:

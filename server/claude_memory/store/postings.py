@@ -41,6 +41,7 @@ Matched = npt.NDArray[Any]  # per hit: bit i set when it holds the query's term 
 FOLD_MIN_POSTINGS = 65_536  # the appended rows are folded into the main ones past this many postings,
 FOLD_FRACTION = 16  # or past 1/16 of the main rows, whichever is larger
 LOAD_BATCH_ROWS = 262_144
+LOOKUP_COST = 3  # a term's frequency found by binary search costs about as much as adding 3 postings (1M events)
 
 
 @dataclass(slots=True)
@@ -51,6 +52,7 @@ class _Rows:
     offsets: Int64s = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
     docs: Int32s = field(default_factory=lambda: np.empty(0, dtype=np.int32))
     tf: npt.NDArray[np.integer] = field(default_factory=lambda: np.empty(0, dtype=np.uint16))
+    _tf_max: npt.NDArray[np.integer] | None = None
 
     def count(self, code: int) -> int:
         if code + 1 >= len(self.offsets):
@@ -62,6 +64,23 @@ class _Rows:
             return self.docs[:0], self.tf[:0]
         start, end = int(self.offsets[code]), int(self.offsets[code + 1])
         return self.docs[start:end], self.tf[start:end]
+
+    def tf_of(self, code: int, docs: Int32s) -> npt.NDArray[np.int64]:
+        """The term frequency of ``code`` in each of ``docs`` (0 where it does not occur), by binary search."""
+        held, tf = self.of(code)
+        if not len(held):
+            return np.zeros(len(docs), dtype=np.int64)
+        at = np.searchsorted(held, docs).clip(0, len(held) - 1)
+        return np.where(held[at] == docs, tf[at].astype(np.int64), 0)
+
+    def tf_max(self) -> npt.NDArray[np.integer]:
+        """The largest term frequency of every term code (0 for a term without postings here)."""
+        if self._tf_max is None:
+            starts, counts = self.offsets[:-1], np.diff(self.offsets)
+            self._tf_max = np.zeros(len(counts), dtype=self.tf.dtype)
+            if len(self.tf):  # segments are contiguous: each non-empty one runs to the next non-empty one's start
+                self._tf_max[counts > 0] = np.maximum.reduceat(self.tf, starts[counts > 0])
+        return self._tf_max
 
     def codes(self) -> Int32s:
         """The term code of every posting."""
@@ -77,7 +96,23 @@ def _rows(codes: Int32s, docs: Int32s, tf: npt.NDArray[np.integer], terms: int) 
     order = np.argsort(codes, kind="stable")
     offsets = np.zeros(terms + 1, dtype=np.int64)
     np.cumsum(np.bincount(codes, minlength=terms), out=offsets[1:])
-    return _Rows(offsets, docs[order].astype(np.int32), _compact_tf(tf[order]))
+    return _ascending(_Rows(offsets, docs[order].astype(np.int32), _compact_tf(tf[order])))
+
+
+def _ascending(rows: _Rows) -> _Rows:
+    """Each term's documents in ascending order, as a lookup by binary search needs. Postings come from DuckDB
+    nearly so (its parallel scan swaps a few runs: 24 out of place in 3.2 M at 100k events), so only the terms
+    holding a descent are sorted."""
+    if len(rows.docs) < 2:
+        return rows
+    descents = np.flatnonzero(np.diff(rows.docs) < 0) + 1
+    terms = np.searchsorted(rows.offsets, descents, side="right") - 1
+    for code in np.unique(terms[rows.offsets[terms] != descents]).tolist():  # a descent inside the term's postings
+        start, end = int(rows.offsets[code]), int(rows.offsets[code + 1])
+        order = np.argsort(rows.docs[start:end], kind="stable")
+        rows.docs[start:end] = rows.docs[start:end][order]
+        rows.tf[start:end] = rows.tf[start:end][order]
+    return rows
 
 
 def _compact_tf(tf: npt.NDArray[np.integer]) -> npt.NDArray[np.integer]:
@@ -104,6 +139,7 @@ class PostingsIndex:
         self._total_length = 0
         self._state: tuple[int, int] | None = None  # (max seq, tombstones) of what is loaded
         self._norm: dict[tuple[float, float], Floats] = {}  # (k1, b) -> k1 * (1 - b + b * dl / avgdl) per document
+        self._least: dict[int, float] = {}  # id of a ``_norm`` array -> its smallest value (both reset together)
         self._positions: Int64s | None = None  # document number -> event map position (-1: not in the map)
         self._layout: int | None = None  # the event map layout ``_positions`` belongs to
         self.loads = 0  # full loads so far (the first, then one per forget)
@@ -188,7 +224,8 @@ class PostingsIndex:
 
     def _fold(self) -> None:
         """Fold the appended rows into the main ones, in linear time: both are sorted by term code, so
-        each posting's new place is its old one shifted by the other part's postings of earlier terms."""
+        each posting's new place is its old one shifted by the other part's postings of earlier terms (and a
+        term's documents stay ascending: the appended ones come after every loaded one)."""
         terms = len(self._terms)
         main, tail = self._main, self._tail
         main_offsets = np.full(terms + 1, len(main.docs), dtype=np.int64)
@@ -208,6 +245,7 @@ class PostingsIndex:
     def _finish(self, state: tuple[int, int]) -> None:
         self._state = state
         self._norm = {}
+        self._least = {}
         self._positions = None
         self._layout = None
 
@@ -244,14 +282,16 @@ class PostingsIndex:
         weights = [idf(n, self._main.count(code) + self._tail.count(code)) for code in codes]
         total = sum(weights)
 
-        if len(codes) == 1:
+        filtered = filters != EventFilters()
+        pruned = None if len(codes) == 1 else self._pruned(codes, weights, norm, k1, limit, filters, events)
+        if pruned is not None:
+            (hits, scores, matched), filtered = pruned, False
+        elif len(codes) == 1:
             hits, scores, matched = self._one_term(codes[0], weights[0], norm, k1)
         else:
             hits, scores, matched = self._many_terms(codes, weights, norm, k1)
-        if filters != EventFilters():
-            positions = self._event_positions(events)[hits]
-            inside = positions >= 0
-            inside[inside] = events.admitted(positions[inside], filters)
+        if filtered:
+            inside = self._admitted(hits, filters, events)
             hits, scores, matched = hits[inside], scores[inside], matched[inside]
         if len(hits) > limit:  # the limit best, and every tie of the last so that ids can break it
             threshold = scores[np.argpartition(-scores, limit - 1)[:limit]].min()
@@ -299,6 +339,97 @@ class PostingsIndex:
         hits = np.flatnonzero(matched).astype(np.int32)  # idf > 0 for every term (df never exceeds the event count)
         return hits, scores[hits], matched[hits]
 
+    def _pruned(
+        self,
+        codes: list[int],
+        weights: list[float],
+        norm: Floats,
+        k1: float,
+        limit: int,
+        filters: EventFilters,
+        events: EventMap,
+    ) -> tuple[Int32s, Floats, Matched] | None:
+        """The hits that can reach the top ``limit``, scored in full, without a pass over the common terms'
+        postings (MaxScore, Turtle and Flood 1995). A floor under the final cut-off: the ``limit``-th best final
+        score of a few hundred admitted events of the rarest term. With each term's most (:meth:`_bound`): the
+        fewest rarest terms whose others together add less than the floor are the terms an event must hold one
+        of to reach it, and of each such term's events only those whose score from it plus every other term's
+        most reaches the floor are kept. The events left get every term's frequency by binary search and their
+        scores summed in the query's term order, so that every figure is the one the full pass gives, to the last
+        bit. None when it cannot prune, or when reading the terms or looking up the events left would cost more
+        than the full pass."""
+        if len(codes) > 64:
+            return None
+        least = self._least_norm(norm)
+        bounds = [self._bound(code, weight, least, k1) for code, weight in zip(codes, weights, strict=True)]
+        sizes = [self._main.count(code) + self._tail.count(code) for code in codes]
+        rarest = sorted(range(len(codes)), key=lambda i: -bounds[i])
+        docs, partial, _ = self._one_term(codes[rarest[0]], weights[rarest[0]], norm, k1)
+        inside = self._admitted(docs, filters, events)
+        docs, partial = docs[inside], partial[inside]
+        if len(docs) < limit:
+            return None
+        floor = self._floor(docs, partial, [(codes[i], weights[i]) for i in rarest[1:]], norm, k1, limit)
+        taken = next((t for t in range(1, len(codes)) if sum(bounds[i] for i in rarest[t:]) < floor), None)
+        if taken is None or sum(sizes[i] for i in rarest[:taken]) * 2 > sum(sizes):
+            return None  # every term can lift an event past the floor, or no cheaper than the full pass
+        most = sum(bounds)
+        left: list[Int32s] = []
+        for i in rarest[:taken]:  # an event can reach the floor only through a term it holds scoring enough
+            found, scored = (docs, partial) if i == rarest[0] else self._one_term(codes[i], weights[i], norm, k1)[:2]
+            left.append(found[scored + (most - bounds[i]) >= floor])
+            if sum(len(part) for part in left) * len(codes) * LOOKUP_COST > sum(sizes):
+                return None  # so many left that looking each term up for them costs more than the full pass
+        docs = np.unique(np.concatenate(left)) if len(left) > 1 else np.sort(left[0])
+        if taken > 1:
+            docs = docs[self._admitted(docs, filters, events)]
+        scores = np.zeros(len(docs), dtype=np.float64)
+        kind = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= len(codes))
+        matched: Matched = np.zeros(len(docs), dtype=kind)
+        for i, (code, weight) in enumerate(zip(codes, weights, strict=True)):
+            tf = self._main.tf_of(code, docs) + self._tail.tf_of(code, docs)  # a document is in one of the two
+            held = tf > 0
+            scores[held] += self._contribution(weight, tf[held], norm[docs[held]], k1)
+            matched[held] |= kind(1 << i)
+        return docs, scores, matched
+
+    def _admitted(self, docs: Int32s, filters: EventFilters, events: EventMap) -> npt.NDArray[np.bool_]:
+        """Which of ``docs`` the filters admit."""
+        if filters == EventFilters():
+            return np.ones(len(docs), dtype=bool)
+        positions = self._event_positions(events)[docs]
+        inside = positions >= 0
+        inside[inside] = events.admitted(positions[inside], filters)
+        return inside
+
+    def _floor(
+        self,
+        docs: Int32s,
+        partial: Floats,
+        others: list[tuple[int, float]],
+        norm: Floats,
+        k1: float,
+        limit: int,
+    ) -> float:
+        """At most the ``limit``-th best final score: that of the best ``2 * limit`` events by partial score, the
+        other terms added (by binary search: a few hundred look-ups), less a margin for the order of the sums."""
+        best = docs, partial
+        if len(docs) > 2 * limit:
+            top = np.argpartition(-partial, 2 * limit - 1)[: 2 * limit]
+            best = docs[top], partial[top]
+        full = best[1].copy()
+        for code, weight in others:
+            tf = self._main.tf_of(code, best[0]) + self._tail.tf_of(code, best[0])
+            held = tf > 0
+            full[held] += self._contribution(weight, tf[held], norm[best[0][held]], k1)
+        return float(np.partition(full, len(full) - limit)[len(full) - limit]) * (1 - 1e-9)
+
+    def _bound(self, code: int, weight: float, least_norm: float, k1: float) -> float:
+        """At least the most ``code`` adds to any event's score: its largest frequency over the smallest length
+        norm (a relative margin of 1e-9 covers rounding)."""
+        tf = max(int(rows.tf_max()[code]) if code < len(rows.offsets) - 1 else 0 for rows in (self._main, self._tail))
+        return weight * tf * (k1 + 1) / (tf + least_norm) * (1 + 1e-9)
+
     @staticmethod
     def _coverage(matched: Matched, weights: list[float]) -> Floats:
         """The summed idf of the terms each hit holds, added in the query's term order as a running sum over the
@@ -309,6 +440,13 @@ class PostingsIndex:
         for i, weight in enumerate(weights):
             cover += np.where(matched & (1 << i), weight, 0.0)
         return cover
+
+    def _least_norm(self, norm: Floats) -> float:
+        """The smallest of ``norm`` (one of :meth:`_norms`), kept until the store changes."""
+        least = self._least.get(id(norm))
+        if least is None:
+            least = self._least[id(norm)] = float(norm.min()) if len(norm) else 0.0
+        return least
 
     def _norms(self, k1: float, b: float) -> Floats:
         if (k1, b) not in self._norm:
