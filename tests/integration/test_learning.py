@@ -7,17 +7,21 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from claude_memory.client.connection import ServiceClient
 from claude_memory.core.filters import EventFilters, ForgetSelector
+from claude_memory.service import idle
 from claude_memory.service.capture import HookPayload
 from claude_memory.service.memory import Memory
 from claude_memory.service.recall import ContextParams, Recaller
+from claude_memory.store import insights as insight_store
 from claude_memory.store.db import utc_now
 from claude_memory.store.learning import Use
 from support import service_proc
@@ -191,14 +195,44 @@ def test_marks_survive_a_rebuild_and_a_forgotten_source_takes_its_evidence_away(
 def test_prompts_read_by_an_older_extractor_are_read_again(shop: Memory) -> None:
     memory = shop
     before = memory.insights.listing(SHOP)["preferences"]
-    # as a store read before the extractor had versions: its offset is plain "insights", and what the older
-    # extractor found differs (here: it found nothing)
-    memory.con.execute("UPDATE projection_offsets SET name = 'insights' WHERE starts_with(name, 'insights:')")
+    older = "UPDATE projection_offsets SET name = 'insights' WHERE starts_with(name, 'insights:')"
+    # as a store read before the extractor had versions (its offset is plain "insights"): the idle step reads it
+    # again a few prompts at a time, and what the older reading found serves meanwhile
+    memory.con.execute(older)
+    assert memory.insights.refresh(most=2) == 2
+    assert len(memory.insights.preferences()) == len(before)
+    # here the older extractor found nothing: everything it left is replaced
+    memory.con.execute(older)
     memory.con.execute("UPDATE prompt_insights SET rules = NULL")
     again = memory.insights.listing(SHOP)["preferences"]
     assert [p["text"] for p in again] == [p["text"] for p in before] and len(again) == 3
     names = [r[0] for r in memory.con.execute("SELECT name FROM projection_offsets").fetchall()]
     assert "insights" not in names and sum(n.startswith("insights:") for n in names) == 1
+
+
+def test_the_idle_step_reads_a_backlog_of_prompts_a_few_at_a_time(
+    shop: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = shop
+    memory.con.execute("UPDATE projection_offsets SET name = 'insights' WHERE starts_with(name, 'insights:')")
+    monkeypatch.setattr(idle, "IDLE_PROMPTS", 3)
+    work = idle.IdleWork(
+        lambda: memory,
+        SimpleNamespace(last_request=0.0, pending=lambda: False),  # type: ignore[arg-type]
+        lambda uses: None,
+        lambda: None,
+        threading.Event(),
+    )
+    read = []
+    for _ in range(5):
+        before = insight_store.offset(memory.con)
+        work.step()
+        read.append(memory.con.execute(
+            "SELECT count(*) FROM events WHERE type = 'user_prompt' AND seq > ? AND seq <= ?",
+            [before, insight_store.offset(memory.con)],
+        ).fetchone()[0])  # fmt: skip
+    assert read == [3, 3, 1, 0, 0] and not work.tasks_due  # 7 prompts, then caught up
+    assert len(memory.insights.preferences()) == 3
 
 
 def test_no_injected_context_on_the_fixtures_holds_two_lines_with_the_same_text(store: Memory) -> None:

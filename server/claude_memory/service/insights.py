@@ -38,18 +38,20 @@ class Insights:
         self._memory = memory
         self._grouped: tuple[tuple[int, int, int], list[Preference]] | None = None  # cached on store.stated_state
 
-    def refresh(self) -> int:
-        """Read the prompts stored since the last refresh; how many were read."""
+    def refresh(self, most: int | None = None) -> int:
+        """Read the prompts stored since the last refresh, or only the first ``most`` of them (the service's idle
+        step reads a big backlog a little at a time, so that hooks never wait behind it); how many were read."""
         con = self._memory.con
         done = 0
         stated_any = False
         if store.outdated(con):  # read by an older extractor: everything is read again with this one
-            self._memory.writer.reset_insights()
+            self._memory.writer.reread_insights()
         while True:
-            found = store.prompts_after(con, store.offset(con), BATCH)
+            wanted = BATCH if most is None else min(BATCH, most - done)
+            found = store.prompts_after(con, store.offset(con), wanted) if wanted > 0 else []
             if not found:
-                if stated_any:
-                    self.preferences()  # grouped now, in the service's idle time, rather than in the next SessionStart
+                if stated_any and (most is None or done < most):  # caught up: group now, in the service's idle
+                    self.preferences()  # time, rather than in the next SessionStart
                 return done
             rows = []
             for prompt in found:

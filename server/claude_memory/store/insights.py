@@ -56,6 +56,12 @@ def outdated(con: duckdb.DuckDBPyConnection) -> bool:
     return projections.other_versions(con, "insights", OFFSET)
 
 
+def reread(con: duckdb.DuckDBPyConnection) -> None:
+    """Inside the writer's transaction: read every prompt again from the start. The rows an older reading left
+    serve until each batch read again replaces its own (:func:`add`)."""
+    projections.reset_family(con, "insights")
+
+
 def prompts_after(con: duckdb.DuckDBPyConnection, seq: int, limit: int) -> list[Prompt]:
     """The user prompts stored after ``seq``, oldest first."""
     rows = con.execute(
@@ -69,7 +75,13 @@ def prompts_after(con: duckdb.DuckDBPyConnection, seq: int, limit: int) -> list[
 
 
 def add(con: duckdb.DuckDBPyConnection, rows: pa.Table, seq: int) -> None:
-    """Inside the writer's transaction: the rows, and the offset moved to ``seq``."""
+    """Inside the writer's transaction: the rows of the prompts read (after the offset, up to ``seq``), in place of
+    whatever an earlier reading of them left, and the offset moved to ``seq``."""
+    con.execute(
+        "DELETE FROM prompt_insights WHERE event_id IN "
+        "(SELECT id FROM events WHERE type = 'user_prompt' AND seq > ? AND seq <= ?)",
+        [offset(con), seq],
+    )
     with arrow_view(con, "insight_rows", rows):
         con.execute("INSERT OR REPLACE INTO prompt_insights SELECT * FROM insight_rows")
     projections.set_offset(con, OFFSET, seq)

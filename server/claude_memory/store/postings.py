@@ -5,7 +5,8 @@ reference; it took 16-23 ms per query at 100k events (3.2 M postings), most of i
 Here the postings of ``kw_main`` and ``kw_delta`` are loaded once into compressed sparse rows (term ->
 slice of document numbers and term frequencies) and scored with the same formula (same idf over the
 store's event count, same k1 / b / average length, same coverage, same order: score descending, then
-event id), the filters applied through the :class:`~claude_memory.store.eventmap.EventMap`.
+event id), the filters applied through the :class:`~claude_memory.store.eventmap.EventMap`. Events that
+cannot reach the top are skipped (MaxScore) where that is cheaper, without changing a bit of the answer.
 
 Derived data, kept level with the store like the event map: new events (a higher ``seq``) are appended
 from DuckDB (their postings only, from ``kw_delta`` or, once merged, ``kw_main``) into a small second

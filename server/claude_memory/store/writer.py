@@ -379,6 +379,10 @@ class EventWriter:
         with transaction(self.con):
             insights.reset(self.con)
 
+    def reread_insights(self) -> None:
+        with transaction(self.con):
+            insights.reread(self.con)
+
     def set_endless(self, key: str, value: object) -> None:
         """Endless mode's mode or settings (a person's)."""
         endless.set_config(self.con, key, value)
