@@ -214,16 +214,23 @@ class Board:
         self.lists: dict[tuple[str, str], dict[str, str]] = {}  # (session, agent) -> its last list: title -> task
         self.edges: set[tuple[str, str, str]] = set()  # (source, relation, target)
         self._open: dict[str | None, dict[str, str]] = {}  # project -> its open tasks: id -> title (for matching)
+        self._open_lower: dict[str | None, dict[str, str]] = {}  # the same titles in lower case, made once
+        # project -> its conditions a new task may resolve (neither resolved nor placeholders), by entity number
+        self._unresolved: dict[str | None, dict[str, int]] = {}
+        self._number: dict[str, int] = {}  # entity id -> its place in ``entities`` (the order conditions are tried)
 
     # ------------------------------------------------------------------ identity
 
     def _opened(self, task: Entity) -> None:
         """Keep the per-project index of open tasks in step with ``task``'s status."""
         titles = self._open.setdefault(task.project, {})
+        lowered = self._open_lower.setdefault(task.project, {})
         if task.state.get("status") in OPEN:
             titles[task.id] = task.title
+            lowered[task.id] = task.title.lower()
         else:
             titles.pop(task.id, None)
+            lowered.pop(task.id, None)
 
     def match(self, project: str | None, title: str) -> tuple[Entity | None, list[str]]:
         """The open task of the project this title names (or None), and the suggested ones. Similarity is the best
@@ -232,9 +239,9 @@ class Board:
         found = self.entities.get(self.aliases.get(key, key))
         if found is not None and found.type == "task" and found.state.get("status") in OPEN:
             return found, []
-        titles = self._open.get(project, {})
+        titles, lowered = self._open.get(project, {}), self._open_lower.get(project, {})
         near = {c[2] for scorer in (fuzz.ratio, fuzz.token_set_ratio)
-                for c in process.extract(title, titles, scorer=scorer, processor=str.lower, limit=8)}  # fmt: skip
+                for c in process.extract(title.lower(), lowered, scorer=scorer, limit=8)}  # fmt: skip
         scored = sorted(
             ((max(fuzz.ratio(title.lower(), titles[i].lower()), fuzz.token_set_ratio(title, titles[i])) / 100, i)
              for i in near),
@@ -250,8 +257,22 @@ class Board:
         found = self.entities.get(self.aliases.get(key, key))
         if found is None:
             found = self.entities[key] = Entity(key, kind, title, project, aliases={key})
+            self._number[key] = len(self._number)
             self.aliases[key] = key
         return found
+
+    def _condition_state(self, condition: Entity, state: dict[str, Any]) -> None:
+        condition.state = state
+        self._waits(condition)
+
+    def _waits(self, condition: Entity) -> None:
+        """Keep the index of the conditions a new task may resolve in step with ``condition``'s state."""
+        waiting = self._unresolved.setdefault(condition.project, {})
+        state = condition.state
+        if condition.type != "condition" or state.get("resolved") or state.get("auto_placeholder"):
+            waiting.pop(condition.id, None)
+        else:
+            waiting.setdefault(condition.id, self._number[condition.id])
 
     # ------------------------------------------------------------------ calls
 
@@ -413,7 +434,7 @@ class Board:
     def _unknown_blocker(self, task: Entity) -> dict[str, Any]:
         text = f"Unknown blocker for: {task.title}"
         placeholder = self._entity(condition_key(task.project, text), "condition", text, task.project)
-        placeholder.state = {"resolved": False, "auto_placeholder": True, "candidates": []}
+        self._condition_state(placeholder, {"resolved": False, "auto_placeholder": True, "candidates": []})
         return {"kind": "condition", "entity_id": placeholder.id, "raw_text": "", "confidence": 0.0}
 
     def _blockers_from_text(self, call: Call, task: Entity) -> list[TaskEvent]:
@@ -437,7 +458,7 @@ class Board:
         if found is not None and found.id != task.id:
             return {"kind": "task", "entity_id": found.id, "raw_text": text, "confidence": SAME}
         condition = self._entity(condition_key(task.project, text), "condition", text, task.project)
-        condition.state = {"resolved": False, "candidates": [c for c in candidates if c != task.id]}
+        self._condition_state(condition, {"resolved": False, "candidates": [c for c in candidates if c != task.id]})
         return {"kind": "condition", "entity_id": condition.id, "raw_text": text, "confidence": 0.5}
 
     def _link(self, source: str, relation: str, target: str) -> None:
@@ -451,15 +472,16 @@ class Board:
         """A new task that a still-open condition named (a strict title match): the condition resolves to it
         (seed §11.5), and the tasks it blocked are blocked by that task in effect."""
         events = []
-        for condition in [e for e in self.entities.values() if e.type == "condition" and e.project == task.project]:
-            if condition.state.get("resolved") or condition.state.get("auto_placeholder"):
-                continue
+        waiting = self._unresolved.get(task.project, {})
+        for condition_id in sorted(waiting, key=waiting.__getitem__):  # in the order the conditions were made
+            condition = self.entities[condition_id]
             score = max(
                 fuzz.ratio(condition.title.lower(), task.title.lower()),
                 fuzz.token_set_ratio(condition.title, task.title),
             )
             if score / 100 >= SAME:
                 condition.state.update({"resolved": True, "resolved_to": task.id})
+                self._waits(condition)
                 self._link(condition.id, "resolves_to", task.id)
                 events.append(TaskEvent("condition_resolved_to", condition.id, {
                     "resolved_to": {"kind": "task", "entity_id": task.id}, "confidence": round(score / 100, 3),
