@@ -14,6 +14,7 @@ from claude_memory.client.transport import connect
 from claude_memory.core.filters import ForgetSelector
 from claude_memory.core.tasks import task_key
 from claude_memory.service.memory import Memory
+from claude_memory.store import tasks as tasks_store
 
 PROJECT = "/nonexistent/todo-app"
 STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "done"}
@@ -99,6 +100,65 @@ def test_tasks_survive_sessions_and_the_projection_is_derived(tmp_path: Path) ->
         ).fetchall())  # fmt: skip
         assert statuses["Write the release notes"] == "pending"  # s2's completion was forgotten with it
         assert memory.con.execute("SELECT count(*) FROM task_events WHERE session_id = 's2'").fetchone() == (0,)
+
+
+def test_later_calls_fold_into_the_kept_board_and_give_what_a_rebuild_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, data = tmp_path / "claude", tmp_path / "data"
+    write_home(home)
+    s1 = home / "projects" / "-nonexistent-todo-app" / "s1.jsonl"
+    s2 = s1.with_name("s2.jsonl")
+    first, second = s1.read_text().splitlines(keepends=True)[:2], s1.read_text().splitlines(keepends=True)[2:]
+    later = s2.read_text()
+    s1.write_text("".join(first))
+    s2.unlink()
+    asked: list[int] = []
+    calls = tasks_store.calls
+
+    def spied(con: Any, after: int = 0) -> Any:
+        asked.append(after)
+        return calls(con, after)
+
+    monkeypatch.setattr(tasks_store, "calls", spied)
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+        memory.tasks.refresh()
+        assert asked[-1] == 0  # the first fold reads every call
+        with s1.open("a") as f:  # the session goes on, and another starts: later calls
+            f.write("".join(second))
+        s2.write_text(later)
+        memory.import_history(home, settle_seconds=0)
+        assert memory.tasks.refresh()
+        assert asked[-1] > 0  # only the calls stored since
+        got = projection(memory)
+        assert {t["title"]: t["status"] for t in memory.tasks.listing(None, (), 100)}[
+            "Write the release notes"
+        ] == "done"
+        memory.tasks.refresh(force=True)
+        assert asked[-1] == 0 and projection(memory) == got  # a rebuild gives the same projection
+
+
+def test_the_idle_step_folds_from_the_start_a_few_calls_at_a_time(tmp_path: Path) -> None:
+    home, data = tmp_path / "claude", tmp_path / "data"
+    write_home(home)
+    s2 = home / "projects" / "-nonexistent-todo-app" / "s2.jsonl"
+    later = s2.read_text()
+    s2.unlink()
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+        memory.con.execute("DELETE FROM projection_offsets WHERE name = 'task_projector'")  # as after an upgrade
+        steps = 0
+        while memory.tasks.refresh(most=1):
+            steps += 1
+            if steps == 1:
+                assert memory.tasks.replaying and projection(memory)["task_events"] == []  # written at the end only
+                s2.write_text(later)  # a later session's calls come meanwhile: they join the fold
+                memory.import_history(home, settle_seconds=0)
+        assert steps == 3 and not memory.tasks.replaying  # s1's two calls, then s2's
+        got = projection(memory)
+        memory.tasks.refresh(force=True)
+        assert projection(memory) == got and len(got["task_events"]) > 0
 
 
 # ---------------------------------------------------------------------- ../shared's fixture to-do lists

@@ -39,6 +39,7 @@ SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if 
 UPGRADE_CHECK_SECONDS = 5.0
 UPGRADE_QUIET_SECONDS = 5.0
 CONSOLIDATION_CHECK_SECONDS = 60.0
+IDLE_TASK_CALLS = 50  # task calls folded per idle step when folding from the start (~0.25 s at 1M events)
 IDLE_PROMPTS = 500  # prompts read for insights per idle step (~0.1 s): a backlog of 200,000 never holds a hook up
 
 
@@ -94,7 +95,9 @@ class IdleWork:
         batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
         if self.tasks_due and not memory.read_only:
             self.tasks_due = False
-            memory.tasks.refresh()  # new events may be task calls: fold them now, not in the next SessionStart
+            memory.tasks.refresh(most=IDLE_TASK_CALLS)  # new events may be task calls: fold them now, not in the
+            if memory.tasks.replaying:  # next SessionStart (a fold from the start goes on at the next step)
+                self.tasks_due = True
             if memory.insights.refresh(most=IDLE_PROMPTS) == IDLE_PROMPTS:  # and prompts stating rules
                 self.tasks_due = True  # more to read (a first import, a new extractor): the next step goes on
             if memory.endless.refresh():  # and, in endless mode, the working set (its size may call for consolidation)

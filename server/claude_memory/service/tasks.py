@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -35,33 +36,119 @@ OPEN_STATUSES: tuple[str, ...] = ("in_progress", "blocked", "pending")
 ORDER = {s: n for n, s in enumerate(("in_progress", "blocked", "pending", "done", "cancelled"))}
 
 
+Item = tuple[Any, int, int, "store.StoredCall | store.Correction"]  # (time, 0 call | 1 correction, seq, it)
+
+
+def _order(item: Item) -> tuple[bool, datetime, int, int]:
+    """The fold's order: by time (none last), a person's correction after the calls of its time, then storage."""
+    return (item[0] is None, item[0] or datetime.min, item[1], item[2])
+
+
+@dataclass(slots=True)
+class _Folded:
+    """The projection as this process last wrote it, kept so that later calls fold into it."""
+
+    board: Board
+    last: tuple[bool, datetime, int, int]  # the order of the last item folded
+    state: int  # the offset written with it
+    keys: set[str]  # the dedupe keys of the task events written
+    events: int  # how many (the last one's seq)
+
+
+@dataclass(slots=True)
+class _Replay:
+    """A fold from the start, under way a few calls at a time (the service's idle step)."""
+
+    board: Board
+    items: list[Item]
+    done: int  # items folded so far
+    emitted: list[dict[str, Any]]
+    offset: int | None  # the store's offset when it started
+    newest: int  # the newest call it holds
+
+
 class TaskProjector:
-    """Keeps the task projection current. Use from the thread that owns the store."""
+    """Keeps the task projection current. Use from the thread that owns the store.
+
+    New calls that all come after the ones folded (a live session's) are folded into the board kept from the last
+    fold and only what they add is written; anything else (an import of older history, a person's correction, a
+    forget) folds everything again, which the idle step does a few calls at a time. Both give the same projection:
+    the fold is a replay in one order."""
 
     def __init__(self, memory: Memory) -> None:
         self._memory = memory
+        self._folded: _Folded | None = None
+        self._replay: _Replay | None = None
 
-    def refresh(self, *, force: bool = False) -> bool:
-        """Fold again when task calls came or went since the last fold (or when ``force``); True if it did."""
+    @property
+    def replaying(self) -> bool:
+        """A fold from the start is under way (:meth:`refresh` with ``most`` goes on with it)."""
+        return self._replay is not None
+
+    def refresh(self, *, force: bool = False, most: int | None = None) -> bool:
+        """Fold again when task calls came or went since the last fold (or when ``force``); True if it did. With
+        ``most``, a fold from the start folds at most that many calls per refresh and writes when it reaches the
+        end, so that the service's idle step never holds a hook up for long (True while it goes on)."""
         con = self._memory.con
         newest = store.newest_call(con)
-        if not force and store.offset(con) == newest:
+        offset = store.offset(con)
+        if not force and offset == newest:
+            self._replay = None
             return False
-        self._write(self.fold(), newest)
+        folded = self._folded
+        if not force and self._replay is None and folded is not None and offset == folded.state:
+            later = self._items(store.calls(con, after=folded.state), [])
+            if later and _order(later[0]) >= folded.last:
+                emitted = self._apply(folded.board, later)
+                fresh = list({e["dedupe_key"]: e for e in emitted if e["dedupe_key"] not in folded.keys}.values())
+                self._write(folded.board, fresh, newest, first_seq=folded.events + 1)
+                folded.keys.update(e["dedupe_key"] for e in fresh)
+                folded.last, folded.state, folded.events = _order(later[-1]), newest, folded.events + len(fresh)
+                return True
+        replay = self._replay if not force and most is not None else None
+        if replay is not None and (replay.offset != offset or not self._extend(replay, newest)):
+            replay = None  # the store changed otherwise than by later calls: start again
+        if replay is None:
+            replay = _Replay(Board(), self._items(store.calls(con), store.corrections(con)), 0, [], offset, newest)
+        end = len(replay.items) if most is None else min(len(replay.items), replay.done + most)
+        replay.emitted += self._apply(replay.board, replay.items[replay.done : end])
+        replay.done = end
+        self._replay = replay if end < len(replay.items) else None
+        if self._replay is None:
+            unique = list({e["dedupe_key"]: e for e in replay.emitted}.values())
+            self._write(replay.board, unique, replay.newest)
+            last = _order(replay.items[-1]) if replay.items else (False, datetime.min, 0, 0)
+            self._folded = _Folded(replay.board, last, replay.newest, {e["dedupe_key"] for e in unique}, len(unique))
+        return True
+
+    def _extend(self, replay: _Replay, newest: int) -> bool:
+        """Add the calls stored since ``replay`` started, if they all come after its items; False if they do not."""
+        if newest == replay.newest:
+            return True
+        later = self._items(store.calls(self._memory.con, after=replay.newest), [])
+        if replay.items and later and _order(later[0]) < _order(replay.items[-1]):
+            return False
+        replay.items += later
+        replay.newest = newest
         return True
 
     def fold(self) -> tuple[Board, list[dict[str, Any]]]:
         """The board after every stored task call, and the task events it emitted, in order."""
+        con = self._memory.con
         board = Board()
+        return board, self._apply(board, self._items(store.calls(con), store.corrections(con)))
+
+    @staticmethod
+    def _items(calls: list[store.StoredCall], corrections: list[store.Correction]) -> list[Item]:
+        items: list[Item] = [(c.ts, 0, c.seq, c) for c in calls]
+        items += [(c.ts, 1, c.seq, c) for c in corrections]
+        return sorted(items, key=_order)
+
+    def _apply(self, board: Board, items: list[Item]) -> list[dict[str, Any]]:
+        """Fold ``items`` into ``board``, in order; the task events it emitted."""
         emitted: list[dict[str, Any]] = []
         unread = 0
-        con = self._memory.con
-        items: list[tuple[Any, int, int, store.StoredCall | store.Correction]] = [
-            (c.ts, 0, c.seq, c) for c in store.calls(con)
-        ]
-        items += [(c.ts, 1, c.seq, c) for c in store.corrections(con)]  # (a correction after the calls of its time)
-        epoch = datetime.min
-        for _ts, _kind, _seq, item in sorted(items, key=lambda t: (t[0] is None, t[0] or epoch, t[1], t[2])):
+        for _ts, _kind, _seq, item in items:
             if isinstance(item, store.Correction):
                 op = {"kind": "correction", "action": item.kind, "id": item.task_id, "into": item.into_id}
                 call = Call(-item.seq, "user", None, None, op)  # cited by no call: a person's
@@ -89,14 +176,15 @@ class TaskProjector:
                 })  # fmt: skip
         if unread:
             log.info("%d older task tool calls could not be read again from their transcripts.", unread)
-        return board, emitted
+        return emitted
 
-    def _write(self, folded: tuple[Board, list[dict[str, Any]]], state: int) -> None:
-        board, emitted = folded
-        unique = list({e["dedupe_key"]: e for e in emitted}.values())
+    def _write(self, board: Board, unique: list[dict[str, Any]], state: int, first_seq: int | None = None) -> None:
+        """The task events (all of them, numbered from 1; or, from ``first_seq``, the ones to add), with the
+        board's entities, aliases and edges in place of the stored ones."""
+        start = first_seq or 1
         events = pa.table(
             {
-                name: [n + 1 if name == "seq" else e[name] for n, e in enumerate(unique)]
+                name: [n + start if name == "seq" else e[name] for n, e in enumerate(unique)]
                 for name in store.EVENT_SCHEMA.names
             },
             schema=store.EVENT_SCHEMA,
@@ -112,7 +200,9 @@ class TaskProjector:
             schema=store.ENTITY_SCHEMA,
         )
         aliases = sorted(board.aliases.items())
-        self._memory.writer.write_tasks(events, entities, aliases, sorted(board.edges), state)
+        self._memory.writer.write_tasks(
+            events, entities, aliases, sorted(board.edges), state, add=first_seq is not None
+        )
 
     # ------------------------------------------------------------------ reads for the faces
 

@@ -43,11 +43,12 @@ class StoredCall:
     answer: str = ""  # Claude's words just before it in the same turn
 
 
-def calls(con: duckdb.DuckDBPyConnection) -> list[StoredCall]:
-    """Every stored task tool call, in the order they happened (time, then storage order)."""
+def calls(con: duckdb.DuckDBPyConnection, after: int = 0) -> list[StoredCall]:
+    """Every stored task tool call (or those stored after the seq ``after``), in the order they happened (time, then
+    storage order)."""
     rows = con.execute(
         f"""
-        WITH c AS (SELECT * FROM events WHERE type = 'tool_use' AND tool_name IN ({_TOOLS})),
+        WITH c AS (SELECT * FROM events WHERE type = 'tool_use' AND tool_name IN ({_TOOLS}) AND seq > $after),
         said AS (SELECT session_id, ts, type, text FROM events
                  WHERE type IN ('user_prompt', 'agent_response') AND ts IS NOT NULL
                    AND session_id IN (SELECT session_id FROM c))
@@ -59,7 +60,8 @@ def calls(con: duckdb.DuckDBPyConnection) -> list[StoredCall]:
         ASOF LEFT JOIN (SELECT * FROM said WHERE type = 'agent_response') a
           ON a.session_id = c.session_id AND c.ts >= a.ts
         ORDER BY c.ts NULLS LAST, c.seq
-        """
+        """,
+        {"after": after},
     ).fetchall()
     return [StoredCall(int(r[0]), int(r[1]), str(r[2]), r[3], r[4], r[5], str(r[6]), r[7], _json(r[8]), r[9], r[10],
                        r[11], str(r[12] or "")[:MAX_WORDS], str(r[13] or "")[:MAX_WORDS]) for r in rows]  # fmt: skip
@@ -130,13 +132,16 @@ def replace(
     aliases: list[tuple[str, str]],
     edges: list[tuple[str, str, str]],
     state: int,
+    *,
+    add: bool = False,
 ) -> None:  # (the writer's)
-    """The whole projection, replaced (the writer's transaction): the fold is cheap, and replacing it is what makes
-    a rebuild and an incremental run the same thing."""
+    """The projection replaced (the writer's transaction): its entities, aliases and edges, and its task events, or,
+    with ``add``, the task events that later calls made added to them."""
     con.register("new_task_events", events)
     con.register("new_entities", entities)
     try:
-        con.execute("DELETE FROM task_events")
+        if not add:
+            con.execute("DELETE FROM task_events")
         con.execute("INSERT INTO task_events SELECT seq, dedupe_key, type, task_id, session_id, source_event, ts, "
                     "payload::JSON FROM new_task_events")  # fmt: skip
         con.execute("DELETE FROM entities")

@@ -365,10 +365,13 @@ class EventWriter:
         aliases: list[tuple[str, str]],
         edges: list[tuple[str, str, str]],
         state: int,
+        *,
+        add: bool = False,
     ) -> None:
-        """Replace the task projection (service/tasks.py) in one transaction."""
+        """Replace the task projection (service/tasks.py) in one transaction; with ``add``, ``events`` are added to
+        the stored task events instead of replacing them."""
         with transaction(self.con):
-            tasks.replace(self.con, events, entities, aliases, edges, state)
+            tasks.replace(self.con, events, entities, aliases, edges, state, add=add)
 
     def add_insights(self, rows: pa.Table, seq: int) -> None:
         """What new prompts say (service/insights.py), with the projection's offset, in one transaction."""
