@@ -161,6 +161,37 @@ def test_the_idle_step_folds_from_the_start_a_few_calls_at_a_time(tmp_path: Path
         assert projection(memory) == got and len(got["task_events"]) > 0
 
 
+def test_a_new_service_makes_its_board_in_steps_without_writing_and_later_calls_fold_into_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, data = tmp_path / "claude", tmp_path / "data"
+    write_home(home)
+    s2 = home / "projects" / "-nonexistent-todo-app" / "s2.jsonl"
+    later = s2.read_text()
+    s2.unlink()
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+        memory.tasks.refresh()
+    with Memory(data) as memory:  # another process: the projection is current, but it keeps no board yet
+        before = projection(memory)
+        writes: list[object] = []
+        write = memory.writer.write_tasks
+        monkeypatch.setattr(memory.writer, "write_tasks", lambda *a, **k: (writes.append(a), write(*a, **k)))
+        steps = 0
+        while memory.tasks.refresh(most=1, warm=True):
+            steps += 1
+        assert steps == 2 and writes == [] and projection(memory) == before  # made, not written again
+        asked: list[int] = []
+        calls = tasks_store.calls
+        monkeypatch.setattr(tasks_store, "calls", lambda con, after=0: (asked.append(after), calls(con, after))[1])
+        s2.write_text(later)
+        memory.import_history(home, settle_seconds=0)
+        assert memory.tasks.refresh(most=1, warm=True) and asked == [asked[0]] and asked[0] > 0  # folded into it
+        got = projection(memory)
+        memory.tasks.refresh(force=True)
+        assert projection(memory) == got != before
+
+
 # ---------------------------------------------------------------------- ../shared's fixture to-do lists
 
 # Rewordings in those lists that the product takes for the same task (rapidfuzz >= 0.92 against the open task),

@@ -95,8 +95,10 @@ class IdleWork:
         batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
         if self.tasks_due and not memory.read_only:
             self.tasks_due = False
-            memory.tasks.refresh(most=IDLE_TASK_CALLS)  # new events may be task calls: fold them now, not in the
-            if memory.tasks.replaying:  # next SessionStart (a fold from the start goes on at the next step)
+            # new events may be task calls: fold them now, not in the next SessionStart (a fold from the start, and
+            # the first one, which keeps the board later calls fold into, go on at the next step)
+            memory.tasks.refresh(most=IDLE_TASK_CALLS, warm=True)
+            if memory.tasks.replaying:
                 self.tasks_due = True
             if memory.insights.refresh(most=IDLE_PROMPTS) == IDLE_PROMPTS:  # and prompts stating rules
                 self.tasks_due = True  # more to read (a first import, a new extractor): the next step goes on

@@ -181,7 +181,7 @@ class Recaller:
 
     def _open_tasks(self, project: str) -> list[OpenTask]:
         """The project's open tasks, in progress first, then blocked, then pending (at most OPEN_TASKS)."""
-        found = self.memory.tasks.listing(project, ("in_progress", "blocked", "pending"), OPEN_TASKS)
+        found = self.memory.tasks.listing(project, ("in_progress", "blocked", "pending"), OPEN_TASKS, fold=False)
         return [
             OpenTask(t["title"], t["status"], t["citation"], tuple(b["title"] for b in t["blockers"])) for t in found
         ]

@@ -55,6 +55,9 @@ class _Folded:
     events: int  # how many (the last one's seq)
 
 
+FACE_FOLD_CALLS = 2_000  # calls of a fold from the start that a face's read waits for (~2 s at 100k events)
+
+
 @dataclass(slots=True)
 class _Replay:
     """A fold from the start, under way a few calls at a time (the service's idle step)."""
@@ -85,14 +88,16 @@ class TaskProjector:
         """A fold from the start is under way (:meth:`refresh` with ``most`` goes on with it)."""
         return self._replay is not None
 
-    def refresh(self, *, force: bool = False, most: int | None = None) -> bool:
+    def refresh(self, *, force: bool = False, most: int | None = None, warm: bool = False) -> bool:
         """Fold again when task calls came or went since the last fold (or when ``force``); True if it did. With
         ``most``, a fold from the start folds at most that many calls per refresh and writes when it reaches the
-        end, so that the service's idle step never holds a hook up for long (True while it goes on)."""
+        end, so that the service's idle step never holds a hook up for long (True while it goes on). ``warm`` (the
+        service's idle step): with no board kept yet, fold to make one even when the projection is current, so that
+        the next calls fold into it."""
         con = self._memory.con
         newest = store.newest_call(con)
         offset = store.offset(con)
-        if not force and offset == newest:
+        if not force and offset == newest and not (warm and self._folded is None):
             self._replay = None
             return False
         folded = self._folded
@@ -116,7 +121,8 @@ class TaskProjector:
         self._replay = replay if end < len(replay.items) else None
         if self._replay is None:
             unique = list({e["dedupe_key"]: e for e in replay.emitted}.values())
-            self._write(replay.board, unique, replay.newest)
+            if replay.offset != replay.newest:  # (a projection already current is not written again)
+                self._write(replay.board, unique, replay.newest)
             last = _order(replay.items[-1]) if replay.items else (False, datetime.min, 0, 0)
             self._folded = _Folded(replay.board, last, replay.newest, {e["dedupe_key"] for e in unique}, len(unique))
         return True
@@ -207,14 +213,18 @@ class TaskProjector:
     # ------------------------------------------------------------------ reads for the faces
 
     def current(self) -> None:
-        """Fold the new task calls in first, when this process may write."""
+        """Fold the new task calls in first, when this process may write (a fold from the start, at most
+        :data:`FACE_FOLD_CALLS` calls of it: the idle step goes on with the rest)."""
         if not self._memory.read_only:
-            self.refresh()
+            self.refresh(most=FACE_FOLD_CALLS)
 
-    def listing(self, project: str | None, statuses: tuple[str, ...], limit: int) -> list[dict[str, Any]]:
+    def listing(
+        self, project: str | None, statuses: tuple[str, ...], limit: int, *, fold: bool = True
+    ) -> list[dict[str, Any]]:
         """Tasks as the faces show them: open ones first (in progress, blocked, pending), the most recently changed
-        first within a status."""
-        self.current()
+        first within a status. Without ``fold`` (a hook), as stored: the idle step folds new calls in."""
+        if fold:
+            self.current()
         con = self._memory.con
         rows = store.tasks(con, project, statuses, status_order=tuple(ORDER), limit=limit)
         return [self._item(r) for r in rows]
