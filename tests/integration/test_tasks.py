@@ -102,17 +102,24 @@ def test_tasks_survive_sessions_and_the_projection_is_derived(tmp_path: Path) ->
         assert memory.con.execute("SELECT count(*) FROM task_events WHERE session_id = 's2'").fetchone() == (0,)
 
 
+def held_back(tmp_path: Path) -> tuple[Path, Path, Path, str]:
+    """The home of :func:`write_home` without its second session yet: (home, data directory, where the second
+    session goes, its lines)."""
+    home = tmp_path / "claude"
+    write_home(home)
+    s2 = home / "projects" / "-nonexistent-todo-app" / "s2.jsonl"
+    later = s2.read_text()
+    s2.unlink()
+    return home, tmp_path / "data", s2, later
+
+
 def test_later_calls_fold_into_the_kept_board_and_give_what_a_rebuild_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home, data = tmp_path / "claude", tmp_path / "data"
-    write_home(home)
-    s1 = home / "projects" / "-nonexistent-todo-app" / "s1.jsonl"
-    s2 = s1.with_name("s2.jsonl")
+    home, data, s2, later = held_back(tmp_path)
+    s1 = s2.with_name("s1.jsonl")
     first, second = s1.read_text().splitlines(keepends=True)[:2], s1.read_text().splitlines(keepends=True)[2:]
-    later = s2.read_text()
     s1.write_text("".join(first))
-    s2.unlink()
     asked: list[int] = []
     calls = tasks_store.calls
 
@@ -140,11 +147,7 @@ def test_later_calls_fold_into_the_kept_board_and_give_what_a_rebuild_gives(
 
 
 def test_the_idle_step_folds_from_the_start_a_few_calls_at_a_time(tmp_path: Path) -> None:
-    home, data = tmp_path / "claude", tmp_path / "data"
-    write_home(home)
-    s2 = home / "projects" / "-nonexistent-todo-app" / "s2.jsonl"
-    later = s2.read_text()
-    s2.unlink()
+    home, data, s2, later = held_back(tmp_path)
     with Memory(data) as memory:
         memory.import_history(home, settle_seconds=0)
         memory.con.execute("DELETE FROM projection_offsets WHERE name = 'task_projector'")  # as after an upgrade
@@ -164,11 +167,7 @@ def test_the_idle_step_folds_from_the_start_a_few_calls_at_a_time(tmp_path: Path
 def test_a_new_service_makes_its_board_in_steps_without_writing_and_later_calls_fold_into_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home, data = tmp_path / "claude", tmp_path / "data"
-    write_home(home)
-    s2 = home / "projects" / "-nonexistent-todo-app" / "s2.jsonl"
-    later = s2.read_text()
-    s2.unlink()
+    home, data, s2, later = held_back(tmp_path)
     with Memory(data) as memory:
         memory.import_history(home, settle_seconds=0)
         memory.tasks.refresh()
