@@ -235,6 +235,40 @@ def test_the_idle_step_reads_a_backlog_of_prompts_a_few_at_a_time(
     assert len(memory.insights.preferences()) == 3
 
 
+def test_preferences_are_grouped_in_steps_later_statements_join_and_a_forget_shows_at_once(
+    tmp_path: Path, shop: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = shop
+    memory.insights.refresh()  # the prompts read, not grouped
+    assert memory.insights.for_session(SHOP) == []  # a hook never groups: nothing grouped yet
+    statements = sum(len(r.rules) for r in insight_store.stated(memory.con))
+    steps = 0
+    while memory.insights.regroup(most=1):  # the idle step: one statement at a time
+        steps += 1
+        assert memory.insights.behind == (steps < statements)
+    grouped = {p["text"] for p in memory.insights.for_session(SHOP)}
+    assert steps == statements >= 4 and any("pnpm" in t for t in grouped)
+    asked: list[int] = []
+    stated = insight_store.stated
+    monkeypatch.setattr(
+        insight_store, "stated", lambda con, after_seq=0: (asked.append(after_seq), stated(con, after_seq))[1]
+    )
+    later = tmp_path / "more" / "projects" / "-nonexistent-shop" / "b.jsonl"
+    _prompts(later, [("s5", "2026-05-05T10:00:00Z", "never force-push to main, ever")])
+    later.write_text(later.read_text().replace('"uuid": "u0"', '"uuid": "later-0"'))  # (not the first file's line)
+    memory.import_history(tmp_path / "more", settle_seconds=0)
+    memory.insights.refresh()
+    assert memory.insights.regroup(most=0) and asked == [asked[0]] and asked[0] > 0  # it joined the grouping kept
+    texts = {p["text"] for p in memory.insights.for_session(SHOP)}
+    assert texts > grouped and any("force-push" in t for t in texts)
+    pnpm = next(p for p in memory.insights.listing(SHOP)["preferences"] if "pnpm" in p["text"])
+    for evidence in pnpm["evidence"]:
+        found = memory.resolve(evidence["citation"])
+        assert found is not None
+        memory.forget(ForgetSelector(event_ids=(found.id,)))
+    assert not any("pnpm" in p["text"] for p in memory.insights.for_session(SHOP))  # gone before any idle step
+
+
 def test_no_injected_context_on_the_fixtures_holds_two_lines_with_the_same_text(store: Memory) -> None:
     recaller = Recaller(store)
     prompts = [f"the {ECHO} echo", f"what did the {ECHO} command print", "run the echo command again",

@@ -155,10 +155,10 @@ def test_the_idle_step_folds_from_the_start_a_few_calls_at_a_time(tmp_path: Path
         while memory.tasks.refresh(most=1):
             steps += 1
             if steps == 1:
-                assert memory.tasks.replaying and projection(memory)["task_events"] == []  # written at the end only
+                assert memory.tasks.behind and projection(memory)["task_events"] == []  # written at the end only
                 s2.write_text(later)  # a later session's calls come meanwhile: they join the fold
                 memory.import_history(home, settle_seconds=0)
-        assert steps == 3 and not memory.tasks.replaying  # s1's two calls, then s2's
+        assert steps == 3 and not memory.tasks.behind  # s1's two calls, then s2's
         got = projection(memory)
         memory.tasks.refresh(force=True)
         assert projection(memory) == got and len(got["task_events"]) > 0
@@ -177,6 +177,7 @@ def test_a_new_service_makes_its_board_in_steps_without_writing_and_later_calls_
         write = memory.writer.write_tasks
         monkeypatch.setattr(memory.writer, "write_tasks", lambda *a, **k: (writes.append(a), write(*a, **k)))
         steps = 0
+        assert not memory.tasks.refresh(most=0, warm=True) and memory.tasks.behind  # busy: it waits for a quiet time
         while memory.tasks.refresh(most=1, warm=True):
             steps += 1
         assert steps == 2 and writes == [] and projection(memory) == before  # made, not written again

@@ -607,19 +607,23 @@ def _contrary(rule: Rule, known: _Known, stems: _Stems) -> bool:
     return rule.stops and known.all_do and about
 
 
-def preferences(statements: Iterable[Statement]) -> list[Preference]:
-    """Group statements (in the order they were made) into preferences: a statement joins the latest standing
-    preference it agrees with (same project, or any when it was stated in several); a statement contrary to a
-    standing one starts a new preference that supersedes it (both kept). Only preferences sharing a stemmed word
-    with the statement are compared (an index of their words)."""
-    found: list[Preference] = []
-    known: list[_Known] = []
-    by_word: dict[str, set[int]] = {}
-    stems = _Stems()
-    for statement in statements:
+class Grouping:
+    """Statements grouped into preferences one at a time, in the order they were made: a statement joins the latest
+    standing preference it agrees with (same project, or any when it was stated in several); a statement contrary to
+    a standing one starts a new preference that supersedes it (both kept). Only preferences sharing a stemmed word
+    with the statement are compared (an index of their words). Later statements can be added to it at any time."""
+
+    def __init__(self) -> None:
+        self.found: list[Preference] = []
+        self._known: list[_Known] = []
+        self._by_word: dict[str, set[int]] = {}
+        self._stems = _Stems()
+
+    def add(self, statement: Statement) -> None:
+        found, known, stems = self.found, self._known, self._stems
         rule = statement.rule
         words = stems(rule.terms) | stems(rule.favours) | stems(rule.rejects)
-        near = sorted({n for w in words for n in by_word.get(w, ()) if found[n].superseded_by is None})
+        near = sorted({n for w in words for n in self._by_word.get(w, ()) if found[n].superseded_by is None})
         contrary = [n for n in near if _near(known[n], statement, stems) and _contrary(rule, known[n], stems)]
         here = [
             (score, n)
@@ -640,8 +644,15 @@ def preferences(statements: Iterable[Statement]) -> list[Preference]:
         found[n].statements.append(statement)
         known[n].add(statement, stems)
         for w in words:  # (its words are what the preference's grew by)
-            by_word.setdefault(w, set()).add(n)
-    return found
+            self._by_word.setdefault(w, set()).add(n)
+
+
+def preferences(statements: Iterable[Statement]) -> list[Preference]:
+    """Group statements (in the order they were made) into preferences (:class:`Grouping`)."""
+    grouping = Grouping()
+    for statement in statements:
+        grouping.add(statement)
+    return grouping.found
 
 
 def _local(known: _Known, statement: Statement) -> bool:

@@ -39,7 +39,8 @@ SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if 
 UPGRADE_CHECK_SECONDS = 5.0
 UPGRADE_QUIET_SECONDS = 5.0
 CONSOLIDATION_CHECK_SECONDS = 60.0
-IDLE_TASK_CALLS = 50  # task calls folded per idle step when folding from the start (~0.25 s at 1M events)
+IDLE_TASK_CALLS = 10  # task calls folded per quiet idle step when folding from the start (~50 ms at 1M events)
+IDLE_STATEMENTS = 50  # rule statements grouped per quiet idle step when grouping from the start (~60 ms at 1M)
 IDLE_PROMPTS = 500  # prompts read for insights per idle step (~0.1 s): a backlog of 200,000 never holds a hook up
 
 
@@ -93,15 +94,22 @@ class IdleWork:
         now = time.monotonic()
         quiet = now - self._worker.last_request > QUIET_SECONDS
         batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
+        replayed = False
         if self.tasks_due and not memory.read_only:
             self.tasks_due = False
-            # new events may be task calls: fold them now, not in the next SessionStart (a fold from the start, and
-            # the first one, which keeps the board later calls fold into, go on at the next step)
-            memory.tasks.refresh(most=IDLE_TASK_CALLS, warm=True)
-            if memory.tasks.replaying:
+            # new events may be task calls: fold them into the board now, not in the next SessionStart; a fold from
+            # the start (and the first one, which makes the board) goes a few calls per step, only when quiet
+            if quiet or not memory.tasks.behind:
+                replayed = memory.tasks.refresh(most=IDLE_TASK_CALLS if quiet else 0, warm=True) and quiet
+            if memory.tasks.behind:
                 self.tasks_due = True
             if memory.insights.refresh(most=IDLE_PROMPTS) == IDLE_PROMPTS:  # and prompts stating rules
                 self.tasks_due = True  # more to read (a first import, a new extractor): the next step goes on
+            # and group them: later ones join the grouping at once; grouping from the start (a new service's first, or
+            # after an import of older prompts) goes a few statements per step, only when quiet
+            replayed = (memory.insights.regroup(most=IDLE_STATEMENTS if quiet else 0) and quiet) or replayed
+            if memory.insights.behind:
+                self.tasks_due = True
             if memory.endless.refresh():  # and, in endless mode, the working set (its size may call for consolidation)
                 self._consolidation_checked = 0.0
         if not memory.read_only and now - self._consolidation_checked >= CONSOLIDATION_CHECK_SECONDS:
@@ -116,7 +124,7 @@ class IdleWork:
         if not memory.model_ready():  # a download (on its own thread) brings it, unless not allowed
             if self.fetch_model is not None and memory.embedder.fetchable:
                 self.fetch_model()
-            return memory.switch.step(batch)  # (a switch may be what brings a model back)
+            return memory.switch.step(batch) or replayed  # (a switch may be what brings a model back)
         if self.embed_due or now - self._embed_checked >= EMBED_RECHECK_SECONDS:
             index = memory.vector_index()
             done = EmbeddingWorker(memory.writer, memory.embedder, index).run(batch=batch, max_batches=1, save=False)
@@ -127,7 +135,7 @@ class IdleWork:
                 return True
             self.embed_due, self._embed_checked = False, time.monotonic()
             self.save_index()
-        return memory.switch.step(batch)  # a change of model, once the queue is empty
+        return memory.switch.step(batch) or replayed  # a change of model, once the queue is empty
 
     def flush_uses(self) -> None:
         with self._uses_lock:

@@ -2,21 +2,24 @@
 derived from their prompts (:mod:`claude_memory.core.insights`).
 
 Each new user prompt is read once (the projection's offset moves past it): its canonical key and the rules it states
-are stored with it, and deleted with it by a forget. Preferences are grouped from those rows when read (and kept until
-a prompt stating rules comes or goes), so a forget or a person's mark (pin, forget) shows at once, and a rebuild gives
-the same insights.
+are stored with it, and deleted with it by a forget. Preferences are grouped from those rows (kept in memory: later
+statements join the grouping kept; a forget groups again from the start, in steps in the service's idle time, the last
+grouping serving hooks meanwhile), so a person's mark (pin, forget) shows at once, and a rebuild gives the same
+insights.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from claude_memory.core.citations import render
 from claude_memory.core.disclosure import clip
 from claude_memory.core.injection import informative
-from claude_memory.core.insights import Preference, Rule, Statement, canonical_key, preferences, rules, standing
+from claude_memory.core.insights import Grouping, Preference, Rule, Statement, canonical_key, rules, standing
 from claude_memory.core.machine_text import is_synthetic
 from claude_memory.store import insights as store
 from claude_memory.store import queries
@@ -31,27 +34,40 @@ BATCH: Final = 2_000  # prompts read per transaction
 TOPIC_MIN: Final = 2  # a topic asked this many times is a repeated topic (seed §4.4)
 
 
+Order = tuple[bool, datetime, int]  # a statement's place: by time (none first), then storage
+
+
+@dataclass(slots=True)
+class _Grouped:
+    """A grouping of the stored statements, complete or under way."""
+
+    state: tuple[int, int, int]  # the store.stated_state it is (or will be) level with
+    grouping: Grouping
+    statements: list[tuple[Order, Statement]]
+    done: int  # statements grouped so far
+    last_seq: int  # the highest event seq among them: later ones may join
+
+
 class Insights:
     """Use from the thread that owns the store."""
 
     def __init__(self, memory: Memory) -> None:
         self._memory = memory
-        self._grouped: tuple[tuple[int, int, int], list[Preference]] | None = None  # cached on store.stated_state
+        self._served: tuple[tuple[int, int, int], list[Preference]] | None = None  # the last complete grouping
+        self._grouping: _Grouped | None = None
+        self.behind = False  # after a regroup: grouping from the start is under way, or waits (``most=0``)
 
     def refresh(self, most: int | None = None) -> int:
         """Read the prompts stored since the last refresh, or only the first ``most`` of them (the service's idle
         step reads a big backlog a little at a time, so that hooks never wait behind it); how many were read."""
         con = self._memory.con
         done = 0
-        stated_any = False
         if store.outdated(con):  # read by an older extractor: everything is read again with this one
             self._memory.writer.reread_insights()
         while True:
             wanted = BATCH if most is None else min(BATCH, most - done)
             found = store.prompts_after(con, store.offset(con), wanted) if wanted > 0 else []
             if not found:
-                if stated_any and (most is None or done < most):  # caught up: group now, in the service's idle
-                    self.preferences()  # time, rather than in the next SessionStart
                 return done
             rows = []
             for prompt in found:
@@ -66,7 +82,6 @@ class Insights:
                              canonical_key(prompt.text), encoded))  # fmt: skip
             self._memory.writer.add_insights(rows_table(rows, store.ROW_SCHEMA), found[-1].seq)
             done += len(found)
-            stated_any = stated_any or any(row[-1] for row in rows)
 
     def current(self) -> None:
         if not self._memory.read_only:
@@ -80,19 +95,52 @@ class Insights:
     # ------------------------------------------------------------------ reads
 
     def preferences(self) -> list[Preference]:
-        """Every preference, grouped again only when a prompt stating rules came or went (a store full of them takes
-        seconds: bench/bench_learning.py)."""
-        state = store.stated_state(self._memory.con)
-        if self._grouped is not None and self._grouped[0] == state:
-            return self._grouped[1]
-        statements = [
-            Statement(s.event_id, s.citation, s.project, s.session_id, from_store_time(s.ts), Rule.from_json(rule))
-            for s in store.stated(self._memory.con)
-            for rule in s.rules
-        ]
-        found = preferences(statements)
-        self._grouped = (state, found)
-        return found
+        """Every preference, level with the stored statements (a face's read: grouped now when it is not)."""
+        self.regroup()
+        return self._served[1] if self._served else []
+
+    def regroup(self, most: int | None = None) -> bool:
+        """Bring the grouping level with the stored statements; True if it grouped any. Statements stored after the
+        grouped ones that also come after them in time join the grouping kept; otherwise (a forget, an import of
+        older prompts) it groups from the start, at most ``most`` statements per call, the last complete grouping
+        serving meanwhile (the service's idle step: at a million events grouping 36,000 statements takes 43 s).
+        ``most=0``: later statements only, a grouping from the start waits (:attr:`behind`)."""
+        con = self._memory.con
+        state = store.stated_state(con)
+        self.behind = False
+        if self._served is not None and self._served[0] == state:
+            return False
+        kept = self._grouping
+        if kept is not None and kept.done == len(kept.statements):
+            rows = store.stated(con, after_seq=kept.last_seq)
+            later = _statements(rows)
+            if (
+                later
+                and store.state_after(kept.state, rows) == state
+                and (not kept.statements or later[0][0] >= kept.statements[-1][0])
+            ):  # only later prompts came: they join it
+                for _order, statement in later:
+                    kept.grouping.add(statement)
+                kept.statements += later
+                kept.done, kept.state, kept.last_seq = len(kept.statements), state, max(r.event_seq for r in rows)
+                self._served = (state, kept.grouping.found)
+                return True
+        if most == 0:
+            self.behind = True
+            return False
+        if kept is None or kept.state != state or kept.done == len(kept.statements):
+            rows = store.stated(con)
+            last = max((r.event_seq for r in rows), default=0)
+            kept = self._grouping = _Grouped(state, Grouping(), _statements(rows), 0, last)
+        end = len(kept.statements) if most is None else min(len(kept.statements), kept.done + most)
+        for _order, statement in kept.statements[kept.done : end]:
+            kept.grouping.add(statement)
+        kept.done = end
+        if end == len(kept.statements):
+            self._served = (state, kept.grouping.found)
+        else:
+            self.behind = True
+        return True
 
     def listing(self, project: str | None, *, include_all: bool = False, limit: int = 100) -> dict[str, Any]:
         """``{preferences, topics}`` for ``project`` (None: every project). Without ``include_all``, only what holds
@@ -100,10 +148,13 @@ class Insights:
         self.current()
         return {"preferences": self._listed(project, include_all, limit), "topics": self.topics(project, limit)}
 
-    def _listed(self, project: str | None, include_all: bool, limit: int) -> list[dict[str, Any]]:
-        """Pinned first, standing before superseded, the most often stated first, then the latest."""
+    def _listed(
+        self, project: str | None, include_all: bool, limit: int, *, grouped: bool = True
+    ) -> list[dict[str, Any]]:
+        """Pinned first, standing before superseded, the most often stated first, then the latest. Without
+        ``grouped`` (a hook), the last complete grouping as it is."""
         marks = store.marks(self._memory.con)
-        every = self.preferences()
+        every = self.preferences() if grouped else (self._served[1] if self._served else [])
         held = every if include_all else [p for p in standing(every, project) if marks.get(p.id) != "forget"]
         found = [p for p in held if project is None or p.scope is None or p.scope == project]
         found.sort(key=lambda p: p.latest.ts or "", reverse=True)
@@ -154,8 +205,18 @@ class Insights:
     def for_session(self, project: str) -> list[dict[str, Any]]:
         """The preferences SessionStart gives for ``project``: standing ones stated at least twice, or with always /
         never, or pinned."""
-        listed = self._listed(project, False, 20)  # (new prompts are read when the service is idle)
+        listed = self._listed(project, False, 20, grouped=False)  # (the idle step reads prompts and groups them)
         return [p for p in listed if p["mark"] == "pin" or p["count"] >= 2 or p["explicit"]]
+
+
+def _statements(rows: list[store.Stated]) -> list[tuple[Order, Statement]]:
+    """The statements of stored prompts, each with its place in time."""
+    return [
+        ((r.ts is not None, r.ts or datetime.min, r.event_seq),
+         Statement(r.event_id, r.citation, r.project, r.session_id, from_store_time(r.ts), Rule.from_json(rule)))
+        for r in rows
+        for rule in r.rules
+    ]  # fmt: skip
 
 
 def _json_rules(stated: list[Rule]) -> str | None:

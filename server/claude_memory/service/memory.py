@@ -478,4 +478,7 @@ class Memory:
             self.con = db.rewrite(self.con, self.data_dir)
             self.writer = EventWriter(self.con, self.changes, self.ledger)
             self.layer_cache.clear()  # the generation changed too; this also frees the memory at once
+            if not self.read_only:  # what was derived from them goes now, before any hook reads it (hooks never fold)
+                self.tasks.refresh(force=True)
+                self.insights.regroup()
         return count

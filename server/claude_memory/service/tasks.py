@@ -82,21 +82,19 @@ class TaskProjector:
         self._memory = memory
         self._folded: _Folded | None = None
         self._replay: _Replay | None = None
-
-    @property
-    def replaying(self) -> bool:
-        """A fold from the start is under way (:meth:`refresh` with ``most`` goes on with it)."""
-        return self._replay is not None
+        self.behind = False  # after a refresh: a fold from the start is under way, or waits (``most=0``)
 
     def refresh(self, *, force: bool = False, most: int | None = None, warm: bool = False) -> bool:
         """Fold again when task calls came or went since the last fold (or when ``force``); True if it did. With
         ``most``, a fold from the start folds at most that many calls per refresh and writes when it reaches the
-        end, so that the service's idle step never holds a hook up for long (True while it goes on). ``warm`` (the
-        service's idle step): with no board kept yet, fold to make one even when the projection is current, so that
-        the next calls fold into it."""
+        end, so that the service's idle step never holds a hook up for long (True while it goes on); ``most=0``
+        folds only later calls into the kept board and leaves a fold from the start for later (:attr:`behind`).
+        ``warm`` (the service's idle step): with no board kept yet, fold to make one even when the projection is
+        current, so that the next calls fold into it."""
         con = self._memory.con
         newest = store.newest_call(con)
         offset = store.offset(con)
+        self.behind = False
         if not force and offset == newest and not (warm and self._folded is None):
             self._replay = None
             return False
@@ -110,6 +108,9 @@ class TaskProjector:
                 folded.keys.update(e["dedupe_key"] for e in fresh)
                 folded.last, folded.state, folded.events = _order(later[-1]), newest, folded.events + len(fresh)
                 return True
+        if most == 0 and not force:
+            self.behind = True
+            return False
         replay = self._replay if not force and most is not None else None
         if replay is not None and (replay.offset != offset or not self._extend(replay, newest)):
             replay = None  # the store changed otherwise than by later calls: start again
@@ -119,6 +120,7 @@ class TaskProjector:
         replay.emitted += self._apply(replay.board, replay.items[replay.done : end])
         replay.done = end
         self._replay = replay if end < len(replay.items) else None
+        self.behind = self._replay is not None
         if self._replay is None:
             unique = list({e["dedupe_key"]: e for e in replay.emitted}.values())
             if replay.offset != replay.newest:  # (a projection already current is not written again)

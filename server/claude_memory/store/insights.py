@@ -16,6 +16,7 @@ from claude_memory.core.insights import EXTRACTOR
 from claude_memory.store import projections
 from claude_memory.store.arrow import arrow_view
 
+_STATE_MOD = 1_000_003
 OFFSET = f"insights:{EXTRACTOR}"  # named by the extractor that read the prompts (before versions: plain "insights")
 
 ROW_SCHEMA = pa.schema(
@@ -45,6 +46,7 @@ class Stated:
     session_id: str
     ts: datetime | None
     rules: list[dict[str, Any]]
+    event_seq: int = 0
 
 
 def offset(con: duckdb.DuckDBPyConnection) -> int:
@@ -93,22 +95,29 @@ def reset(con: duckdb.DuckDBPyConnection) -> None:
     projections.reset_family(con, "insights")
 
 
-def stated(con: duckdb.DuckDBPyConnection) -> list[Stated]:
-    """Every prompt that states rules, in the order they were made."""
+def stated(con: duckdb.DuckDBPyConnection, after_seq: int = 0) -> list[Stated]:
+    """Every prompt that states rules (or those stored after ``after_seq``), in the order they were made."""
     rows = con.execute(
-        "SELECT p.event_id, e.citation, p.project, p.session_id, p.ts, p.rules FROM prompt_insights p "
-        "JOIN events e ON e.id = p.event_id WHERE p.rules IS NOT NULL ORDER BY p.ts NULLS FIRST, e.seq"
+        "SELECT p.event_id, e.citation, p.project, p.session_id, p.ts, p.rules, e.seq FROM prompt_insights p "
+        "JOIN events e ON e.id = p.event_id WHERE p.rules IS NOT NULL AND e.seq > ? ORDER BY p.ts NULLS FIRST, e.seq",
+        [after_seq],
     ).fetchall()
-    return [Stated(int(r[0]), r[1], r[2], str(r[3]), r[4], json.loads(r[5])) for r in rows]
+    return [Stated(int(r[0]), r[1], r[2], str(r[3]), r[4], json.loads(r[5]), int(r[6])) for r in rows]
 
 
 def stated_state(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
     """Changes whenever a prompt stating rules comes or goes (what grouping preferences is cached on)."""
     row = con.execute(
-        "SELECT count(*), coalesce(max(event_id), 0), coalesce(sum(event_id % 1000003), 0) FROM prompt_insights "
+        f"SELECT count(*), coalesce(max(event_id), 0), coalesce(sum(event_id % {_STATE_MOD}), 0) FROM prompt_insights "
         "WHERE rules IS NOT NULL"
     ).fetchone()
     return (int(row[0]), int(row[1]), int(row[2])) if row else (0, 0, 0)
+
+
+def state_after(state: tuple[int, int, int], added: list[Stated]) -> tuple[int, int, int]:
+    """What :func:`stated_state` gives once ``added`` are stored too and nothing went."""
+    ids = [s.event_id for s in added]
+    return (state[0] + len(ids), max([state[1], *ids]), state[2] + sum(i % _STATE_MOD for i in ids))
 
 
 def repeated(
