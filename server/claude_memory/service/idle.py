@@ -95,7 +95,8 @@ class IdleWork:
         quiet = now - self._worker.last_request > QUIET_SECONDS
         batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
         replayed = False
-        if self.tasks_due and not memory.read_only:
+        waiting = memory.tasks.behind or memory.insights.behind  # a fold or grouping from the start: only when quiet
+        if self.tasks_due and not memory.read_only and (quiet or not waiting):
             self.tasks_due = False
             # new events may be task calls: fold them into the board now, not in the next SessionStart; a fold from
             # the start (and the first one, which makes the board) goes a few calls per step, only when quiet

@@ -56,6 +56,7 @@ class Insights:
         self._served: tuple[tuple[int, int, int], list[Preference]] | None = None  # the last complete grouping
         self._grouping: _Grouped | None = None
         self.behind = False  # after a regroup: grouping from the start is under way, or waits (``most=0``)
+        self._dirty = True  # prompts stating rules were read since the grouping was last level with the store
 
     def refresh(self, most: int | None = None) -> int:
         """Read the prompts stored since the last refresh, or only the first ``most`` of them (the service's idle
@@ -82,6 +83,7 @@ class Insights:
                              canonical_key(prompt.text), encoded))  # fmt: skip
             self._memory.writer.add_insights(rows_table(rows, store.ROW_SCHEMA), found[-1].seq)
             done += len(found)
+            self._dirty = self._dirty or any(row[-1] for row in rows)
 
     def current(self) -> None:
         if not self._memory.read_only:
@@ -106,9 +108,12 @@ class Insights:
         serving meanwhile (the service's idle step: at a million events grouping 36,000 statements takes 43 s).
         ``most=0``: later statements only, a grouping from the start waits (:attr:`behind`)."""
         con = self._memory.con
+        if most is not None and not self._dirty and not self.behind:
+            return False  # (the idle step, after new events: no prompt stating rules came since)
         state = store.stated_state(con)
         self.behind = False
         if self._served is not None and self._served[0] == state:
+            self._dirty = False
             return False
         kept = self._grouping
         if kept is not None and kept.done == len(kept.statements):
@@ -123,7 +128,7 @@ class Insights:
                     kept.grouping.add(statement)
                 kept.statements += later
                 kept.done, kept.state, kept.last_seq = len(kept.statements), state, max(r.event_seq for r in rows)
-                self._served = (state, kept.grouping.found)
+                self._served, self._dirty = (state, kept.grouping.found), False
                 return True
         if most == 0:
             self.behind = True
@@ -137,7 +142,7 @@ class Insights:
             kept.grouping.add(statement)
         kept.done = end
         if end == len(kept.statements):
-            self._served = (state, kept.grouping.found)
+            self._served, self._dirty = (state, kept.grouping.found), False
         else:
             self.behind = True
         return True

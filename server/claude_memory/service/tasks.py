@@ -55,9 +55,6 @@ class _Folded:
     events: int  # how many (the last one's seq)
 
 
-FACE_FOLD_CALLS = 2_000  # calls of a fold from the start that a face's read waits for (~2 s at 100k events)
-
-
 @dataclass(slots=True)
 class _Replay:
     """A fold from the start, under way a few calls at a time (the service's idle step)."""
@@ -111,7 +108,7 @@ class TaskProjector:
         if most == 0 and not force:
             self.behind = True
             return False
-        replay = self._replay if not force and most is not None else None
+        replay = self._replay if not force else None
         if replay is not None and (replay.offset != offset or not self._extend(replay, newest)):
             replay = None  # the store changed otherwise than by later calls: start again
         if replay is None:
@@ -215,10 +212,10 @@ class TaskProjector:
     # ------------------------------------------------------------------ reads for the faces
 
     def current(self) -> None:
-        """Fold the new task calls in first, when this process may write (a fold from the start, at most
-        :data:`FACE_FOLD_CALLS` calls of it: the idle step goes on with the rest)."""
+        """Fold the new task calls in first, when this process may write (a face's read: whatever is left of a fold
+        from the start too)."""
         if not self._memory.read_only:
-            self.refresh(most=FACE_FOLD_CALLS)
+            self.refresh()
 
     def listing(
         self, project: str | None, statuses: tuple[str, ...], limit: int, *, fold: bool = True
