@@ -180,6 +180,7 @@ def test_a_new_service_makes_its_board_in_steps_without_writing_and_later_calls_
         assert not memory.tasks.refresh(most=0, warm=True) and memory.tasks.behind  # busy: it waits for a quiet time
         while memory.tasks.refresh(most=1, warm=True):
             steps += 1
+            assert len(memory.tasks.listing(None, (), 10)) == 4  # a face's read meanwhile: current, and it goes on
         assert steps == 2 and writes == [] and projection(memory) == before  # made, not written again
         asked: list[int] = []
         calls = tasks_store.calls

@@ -2,10 +2,10 @@
 derived from their prompts (:mod:`claude_memory.core.insights`).
 
 Each new user prompt is read once (the projection's offset moves past it): its canonical key and the rules it states
-are stored with it, and deleted with it by a forget. Preferences are grouped from those rows (kept in memory: later
-statements join the grouping kept; a forget groups again from the start, in steps in the service's idle time, the last
-grouping serving hooks meanwhile), so a person's mark (pin, forget) shows at once, and a rebuild gives the same
-insights.
+are stored with it, and deleted with it by a forget. Preferences are grouped from those rows and the grouping is kept:
+later statements join it; anything else groups again from the start, in steps in the service's idle time with the last
+grouping serving hooks meanwhile, or at once after a forget. A person's mark (pin, forget) shows at once, and a rebuild
+gives the same insights.
 """
 
 from __future__ import annotations

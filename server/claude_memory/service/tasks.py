@@ -93,8 +93,7 @@ class TaskProjector:
         offset = store.offset(con)
         self.behind = False
         if not force and offset == newest and not (warm and self._folded is None):
-            self._replay = None
-            return False
+            return False  # (a fold under way to make the board goes on at the idle step's next call)
         folded = self._folded
         if not force and self._replay is None and folded is not None and offset == folded.state:
             later = self._items(store.calls(con, after=folded.state), [])
