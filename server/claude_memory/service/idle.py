@@ -41,7 +41,8 @@ UPGRADE_QUIET_SECONDS = 5.0
 CONSOLIDATION_CHECK_SECONDS = 60.0
 IDLE_TASK_CALLS = 10  # task calls folded per quiet idle step when folding from the start (~50 ms at 1M events)
 IDLE_STATEMENTS = 50  # rule statements grouped per quiet idle step when grouping from the start (~60 ms at 1M)
-IDLE_PROMPTS = 500  # prompts read for insights per idle step (~0.1 s): a backlog of 200,000 never holds a hook up
+IDLE_PROMPTS = 500  # prompts read for insights per quiet idle step (~0.1 s): a backlog of 200,000 never holds a hook up
+BUSY_PROMPTS = 20  # ... per idle step between requests
 
 
 class IdleWork:
@@ -71,6 +72,7 @@ class IdleWork:
         self._last_request = 0.0  # monotonic time of the last request of any kind
         self._graduated = time.monotonic()  # the graduation worker's last pass (the first comes one period after start)
         self._consolidation_checked = 0.0  # endless mode's triggers, looked at every minute
+        self._prompts_behind = False  # prompts are left to read for insights (a first import, a new extractor)
         self.fetch_model: Callable[[], object] | None = None  # starts a download of a missing model (the host's)
 
     def events_added(self) -> None:
@@ -95,24 +97,27 @@ class IdleWork:
         quiet = now - self._worker.last_request > QUIET_SECONDS
         batch = EMBED_BATCH_QUIET if quiet else EMBED_BATCH
         replayed = False
-        waiting = memory.tasks.behind or memory.insights.behind  # a fold or grouping from the start: only when quiet
-        if self.tasks_due and not memory.read_only and (quiet or not waiting):
+        if self.tasks_due and not memory.read_only:
+            # new events: fold their task calls into the board, read their prompts and let the ones stating rules join
+            # the grouping, now rather than in the next SessionStart; a busy service only looks (a few prompts read)
             self.tasks_due = False
-            # new events may be task calls: fold them into the board now, not in the next SessionStart; a fold from
-            # the start (and the first one, which makes the board) goes a few calls per step, only when quiet
-            if quiet or not memory.tasks.behind:
-                replayed = memory.tasks.refresh(most=IDLE_TASK_CALLS if quiet else 0, warm=True) and quiet
-            if memory.tasks.behind:
-                self.tasks_due = True
-            if memory.insights.refresh(most=IDLE_PROMPTS) == IDLE_PROMPTS:  # and prompts stating rules
-                self.tasks_due = True  # more to read (a first import, a new extractor): the next step goes on
-            # and group them: later ones join the grouping at once; grouping from the start (a new service's first, or
-            # after an import of older prompts) goes a few statements per step, only when quiet
-            replayed = (memory.insights.regroup(most=IDLE_STATEMENTS if quiet else 0) and quiet) or replayed
-            if memory.insights.behind:
-                self.tasks_due = True
+            memory.tasks.refresh(most=IDLE_TASK_CALLS if quiet else 0, warm=True)
+            most = IDLE_PROMPTS if quiet else BUSY_PROMPTS
+            self._prompts_behind = memory.insights.refresh(most=most) == most
+            if not self._prompts_behind:  # (grouped once they are all read)
+                memory.insights.regroup(most=IDLE_STATEMENTS if quiet else 0)
             if memory.endless.refresh():  # and, in endless mode, the working set (its size may call for consolidation)
                 self._consolidation_checked = 0.0
+        elif quiet and not memory.read_only and (memory.tasks.behind or memory.insights.behind or self._prompts_behind):
+            # a fold or a grouping from the start (a new service's first, which makes what later ones join; an import
+            # of older history), or a backlog of prompts (a first import, a new extractor): a little per quiet step
+            if memory.tasks.behind:
+                replayed = memory.tasks.refresh(most=IDLE_TASK_CALLS, warm=True)
+            if self._prompts_behind:
+                self._prompts_behind = memory.insights.refresh(most=IDLE_PROMPTS) == IDLE_PROMPTS
+                replayed = True
+            if not self._prompts_behind:
+                replayed = memory.insights.regroup(most=IDLE_STATEMENTS) or replayed
         if not memory.read_only and now - self._consolidation_checked >= CONSOLIDATION_CHECK_SECONDS:
             self._consolidation_checked = now
             memory.endless.consolidate()  # when one of its triggers holds (endless mode only)
