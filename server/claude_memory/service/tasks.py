@@ -71,9 +71,9 @@ class TaskProjector:
     """Keeps the task projection current. Use from the thread that owns the store.
 
     New calls that all come after the ones folded (a live session's) are folded into the board kept from the last
-    fold and only what they add is written; anything else (an import of older history, a person's correction, a
-    forget) folds everything again, which the idle step does a few calls at a time. Both give the same projection:
-    the fold is a replay in one order."""
+    fold and only what they add is written; anything else folds everything again: at once after a person's correction
+    or a forget, a few calls per quiet idle step otherwise (an import of older history). Both give the same
+    projection: the fold is a replay in one order."""
 
     def __init__(self, memory: Memory) -> None:
         self._memory = memory
