@@ -116,6 +116,11 @@ def _ascending(rows: _Rows) -> _Rows:
     return rows
 
 
+def _bits_for(terms: int) -> type[np.unsignedinteger[Any]] | None:
+    """The smallest unsigned integer with a bit for each of ``terms`` query terms; None past 64."""
+    return next((t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= terms), None)
+
+
 def _compact_tf(tf: npt.NDArray[np.integer]) -> npt.NDArray[np.integer]:
     """Term frequencies as uint16 when they all fit (they do unless a text repeats a word 65,536 times)."""
     if len(tf) and (int(tf.max()) > np.iinfo(np.uint16).max or int(tf.min()) < 0):
@@ -328,7 +333,7 @@ class PostingsIndex:
         for up to 8 terms, cheaper than a second array of floats); past 64 terms, their summed idf instead."""
         n = len(self._ids)
         scores = np.zeros(n, dtype=np.float64)
-        kind = next((t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= len(codes)), None)
+        kind = _bits_for(len(codes))
         matched: Matched = np.zeros(n, dtype=kind or np.float64)
         for i, (code, weight) in enumerate(zip(codes, weights, strict=True)):
             for docs, tf in self._parts(code):
@@ -385,13 +390,11 @@ class PostingsIndex:
         if taken > 1:
             docs = docs[self._admitted(docs, filters, events)]
         scores = np.zeros(len(docs), dtype=np.float64)
-        kind = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= len(codes))
+        kind = _bits_for(len(codes))
+        assert kind is not None  # (at most 64 terms)
         matched: Matched = np.zeros(len(docs), dtype=kind)
         for i, (code, weight) in enumerate(zip(codes, weights, strict=True)):
-            tf = self._main.tf_of(code, docs) + self._tail.tf_of(code, docs)  # a document is in one of the two
-            held = tf > 0
-            scores[held] += self._contribution(weight, tf[held], norm[docs[held]], k1)
-            matched[held] |= kind(1 << i)
+            matched[self._add_term(scores, docs, code, weight, norm, k1)] |= kind(1 << i)
         return docs, scores, matched
 
     def _admitted(self, docs: Int32s, filters: EventFilters, events: EventMap) -> npt.NDArray[np.bool_]:
@@ -420,10 +423,18 @@ class PostingsIndex:
             best = docs[top], partial[top]
         full = best[1].copy()
         for code, weight in others:
-            tf = self._main.tf_of(code, best[0]) + self._tail.tf_of(code, best[0])
-            held = tf > 0
-            full[held] += self._contribution(weight, tf[held], norm[best[0][held]], k1)
+            self._add_term(full, best[0], code, weight, norm, k1)
         return float(np.partition(full, len(full) - limit)[len(full) - limit]) * (1 - 1e-9)
+
+    def _add_term(
+        self, scores: Floats, docs: Int32s, code: int, weight: float, norm: Floats, k1: float
+    ) -> npt.NDArray[np.bool_]:
+        """Add term ``code``'s part to the scores of ``docs`` (its frequencies found by binary search); which of
+        them hold it."""
+        tf = self._main.tf_of(code, docs) + self._tail.tf_of(code, docs)  # a document is in one of the two
+        held = tf > 0
+        scores[held] += self._contribution(weight, tf[held], norm[docs[held]], k1)
+        return held
 
     def _bound(self, code: int, weight: float, least_norm: float, k1: float) -> float:
         """At least the most ``code`` adds to any event's score: its largest frequency over the smallest length
