@@ -239,12 +239,11 @@ class Board:
         found = self.entities.get(self.aliases.get(key, key))
         if found is not None and found.type == "task" and found.state.get("status") in OPEN:
             return found, []
-        titles, lowered = self._open.get(project, {}), self._open_lower.get(project, {})
+        titles, lowered, low = self._open.get(project, {}), self._open_lower.get(project, {}), title.lower()
         near = {c[2] for scorer in (fuzz.ratio, fuzz.token_set_ratio)
-                for c in process.extract(title.lower(), lowered, scorer=scorer, limit=8)}  # fmt: skip
+                for c in process.extract(low, lowered, scorer=scorer, limit=8)}  # fmt: skip
         scored = sorted(
-            ((max(fuzz.ratio(title.lower(), titles[i].lower()), fuzz.token_set_ratio(title, titles[i])) / 100, i)
-             for i in near),
+            ((max(fuzz.ratio(low, lowered[i]), fuzz.token_set_ratio(title, titles[i])) / 100, i) for i in near),
             reverse=True,
         )  # fmt: skip
         if scored and scored[0][0] >= SAME and (len(scored) == 1 or scored[0][0] - scored[1][0] >= GAP):

@@ -67,7 +67,8 @@ class Insights:
             self._memory.writer.reread_insights()
         while True:
             wanted = BATCH if most is None else min(BATCH, most - done)
-            found = store.prompts_after(con, store.offset(con), wanted) if wanted > 0 else []
+            after = store.offset(con)
+            found = store.prompts_after(con, after, wanted) if wanted > 0 else []
             if not found:
                 return done
             rows = []
@@ -81,7 +82,7 @@ class Insights:
                 encoded = _json_rules(stated)
                 rows.append((prompt.event_id, prompt.project, prompt.session_id, prompt.ts,
                              canonical_key(prompt.text), encoded))  # fmt: skip
-            self._memory.writer.add_insights(rows_table(rows, store.ROW_SCHEMA), found[-1].seq)
+            self._memory.writer.add_insights(rows_table(rows, store.ROW_SCHEMA), after, found[-1].seq)
             done += len(found)
             self._dirty = self._dirty or any(row[-1] for row in rows)
 

@@ -136,12 +136,6 @@ class TaskProjector:
         replay.newest = newest
         return True
 
-    def fold(self) -> tuple[Board, list[dict[str, Any]]]:
-        """The board after every stored task call, and the task events it emitted, in order."""
-        con = self._memory.con
-        board = Board()
-        return board, self._apply(board, self._items(store.calls(con), store.corrections(con)))
-
     @staticmethod
     def _items(calls: list[store.StoredCall], corrections: list[store.Correction]) -> list[Item]:
         items: list[Item] = [(c.ts, 0, c.seq, c) for c in calls]

@@ -76,13 +76,13 @@ def prompts_after(con: duckdb.DuckDBPyConnection, seq: int, limit: int) -> list[
     ]
 
 
-def add(con: duckdb.DuckDBPyConnection, rows: pa.Table, seq: int) -> None:
-    """Inside the writer's transaction: the rows of the prompts read (after the offset, up to ``seq``), in place of
-    whatever an earlier reading of them left, and the offset moved to ``seq``."""
+def add(con: duckdb.DuckDBPyConnection, rows: pa.Table, after: int, seq: int) -> None:
+    """Inside the writer's transaction: the rows of the prompts read (after the offset ``after``, up to ``seq``), in
+    place of whatever an earlier reading of them left, and the offset moved to ``seq``."""
     con.execute(
         "DELETE FROM prompt_insights WHERE event_id IN "
         "(SELECT id FROM events WHERE type = 'user_prompt' AND seq > ? AND seq <= ?)",
-        [offset(con), seq],
+        [after, seq],
     )
     with arrow_view(con, "insight_rows", rows):
         con.execute("INSERT OR REPLACE INTO prompt_insights SELECT * FROM insight_rows")

@@ -373,10 +373,11 @@ class EventWriter:
         with transaction(self.con):
             tasks.replace(self.con, events, entities, aliases, edges, state, add=add)
 
-    def add_insights(self, rows: pa.Table, seq: int) -> None:
-        """What new prompts say (service/insights.py), with the projection's offset, in one transaction."""
+    def add_insights(self, rows: pa.Table, after: int, seq: int) -> None:
+        """What the prompts after the offset ``after`` up to ``seq`` say (service/insights.py), with the projection's
+        offset, in one transaction."""
         with transaction(self.con):
-            insights.add(self.con, rows, seq)
+            insights.add(self.con, rows, after, seq)
 
     def reset_insights(self) -> None:
         with transaction(self.con):
