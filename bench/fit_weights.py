@@ -47,6 +47,7 @@ FITTED = (
     "names_time",
     "recency",
     "chunk_penalty",
+    "own_words",
 )
 STEPS = (0.0, 0.5, 0.75, 1.25, 1.5, 2.0)  # multiples of the current value tried for each weight
 START = {
@@ -56,6 +57,7 @@ START = {
     "names_time": 0.1,
     "recency": 0.01,
     "chunk_penalty": 0.05,
+    "own_words": 0.1,
 }  # when at 0
 
 
@@ -131,6 +133,7 @@ ABLATIONS = {
     "follow-ups": {"follow": 0.0, "follow_question": 0.0},
     "session prior": {"session": 0.0},
     "recency": {"recency": 0.0},
+    "own words (the user's prompts, for a question about the user)": {"own_words": 0.0},
     "semantic (keyword only)": {"dense": 0.0},
 }
 

@@ -18,6 +18,7 @@ from claude_memory.core.ranking import (
     Ranked,
     Scope,
     Weights,
+    asks_about_user,
     confidence,
     micros,
 )
@@ -38,6 +39,7 @@ class Row:
     length: int = SUBSTANCE_TERMS[0]  # indexed terms: no substance prior, so that the scores below are exact
     question: bool = False
     names_time: bool = False
+    user: bool = False  # the user's prompt
 
 
 def session(name: str, ids: list[int], start: datetime = OLD, project: str = "/p") -> dict[int, Row]:
@@ -65,6 +67,7 @@ def fuse(
     now: datetime | None = None,
     weights: Weights | None = None,
     asks_when: bool = False,
+    about_user: bool = False,
     chunks: dict[int, float] | None = None,
 ) -> list[Ranked]:
     """Every ranked row, from hand-made rows (as the event map would give them) and scores by id. A
@@ -80,6 +83,7 @@ def fuse(
         length=np.asarray([r.length for r in rows.values()], dtype=np.int64),
         question=np.asarray([r.question for r in rows.values()], dtype=bool),
         names_time=np.asarray([r.names_time for r in rows.values()], dtype=bool),
+        user=np.asarray([r.user for r in rows.values()], dtype=bool),
         prev=np.asarray([row_of.get(r.prev_id, -1) if r.prev_id else -1 for r in rows.values()], dtype=np.int64),
         next=np.asarray([row_of.get(r.next_id, -1) if r.next_id else -1 for r in rows.values()], dtype=np.int64),
         same_session=np.asarray([r.session_id == scope.session_id for r in rows.values()]),
@@ -93,6 +97,7 @@ def fuse(
         chunks=facts.column(chunks, 1.0) if chunks is not None else None,
         window=window,
         asks_when=asks_when,
+        about_user=about_user,
         now=now,
         weights=weights,
     )
@@ -149,6 +154,7 @@ def test_the_contextual_similarity_is_fused_and_the_plain_cosine_decides_confide
         length=np.full(2, 30, dtype=np.int64),
         question=np.zeros(2, dtype=bool),
         names_time=np.zeros(2, dtype=bool),
+        user=np.zeros(2, dtype=bool),
         prev=np.full(2, -1, dtype=np.int64),
         next=np.full(2, -1, dtype=np.int64),
         same_session=np.zeros(2, dtype=bool),
@@ -286,6 +292,41 @@ def test_an_event_naming_a_time_ranks_higher_only_when_the_query_asks_when() -> 
 )
 def test_asks_when(query: str, expected: bool) -> None:
     assert asks_when(query) is expected
+
+
+def test_the_users_own_words_rank_higher_only_for_a_question_about_the_user() -> None:
+    facts = {**session("a", [1]), **session("b", [2])}
+    facts[2].user = True  # "by the way, I lead four engineers now"; event 1 is Claude's answer
+    weights = Weights(session=0, follow=0, own_words=0.2)
+    asked = fuse({1: 1.0, 2: 0.9}, {}, facts, about_user=True, now=NOW, weights=weights)
+    assert order(asked) == [2, 1] and asked[0].breakdown["own"] == pytest.approx(0.2)
+    other = fuse({1: 1.0, 2: 0.9}, {}, facts, about_user=False, now=NOW, weights=weights)
+    assert order(other) == [1, 2] and other[1].breakdown["own"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("How many engineers do I lead now?", True),
+        ("what did I name the config flag", True),
+        ("Where\u2019s my old laptop?", True),
+        ("Which book did I finish a week ago?", True),
+        ("I keep getting this error in auth.py", False),  # a first-person statement: most prompts read so
+        ("fix my flaky test", False),
+        ("how do I exit vim", False),  # a how-to: its "I" is anyone
+        ("Should I squash these commits?", False),
+        ("What should I serve for dinner with my homegrown herbs?", True),
+        ("How many engineers do I lead?", True),
+        ("what was the name of that Jamaican dish you recommended I try?", False),  # what Claude said
+        ("How many eggs did you say I need for the omelette?", False),
+        ("can you remind me what you changed in my auth module?", False),
+        ("What did Caroline research?", False),  # a question, about someone else
+        ("iPhone or Android?", False),
+        ("", False),
+    ],
+)
+def test_asks_about_user(query: str, expected: bool) -> None:
+    assert asks_about_user(query) is expected
 
 
 def test_recency_and_scope_break_ties() -> None:

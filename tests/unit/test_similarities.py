@@ -87,6 +87,7 @@ def facts_of(rows: list[int], events: Events) -> Facts:
         length=np.zeros(n, dtype=np.int64),
         question=np.zeros(n, dtype=bool),
         names_time=np.zeros(n, dtype=bool),
+        user=np.zeros(n, dtype=bool),
         prev=np.asarray([beside(e, -1) for e in rows], dtype=np.int64),
         next=np.asarray([beside(e, +1) for e in rows], dtype=np.int64),
         same_session=np.zeros(n, dtype=bool),

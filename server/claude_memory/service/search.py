@@ -18,7 +18,18 @@ import numpy.typing as npt
 
 from claude_memory.core.duplicates import fold
 from claude_memory.core.filters import EventFilters
-from claude_memory.core.ranking import HYBRID, KEYWORD, Facts, Floats, Fused, Scope, Weights, confidence, fuse
+from claude_memory.core.ranking import (
+    HYBRID,
+    KEYWORD,
+    Facts,
+    Floats,
+    Fused,
+    Scope,
+    Weights,
+    asks_about_user,
+    confidence,
+    fuse,
+)
 from claude_memory.core.timeexpr import TimeWindow, asks_when, find_window
 from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service.semantic import embed_query, semantic_candidates, similarities
@@ -114,6 +125,7 @@ class Candidates:
     chunks: Floats  # how many chunks the semantic score is the best of (0 where none)
     window: TimeWindow | None
     asks_when: bool
+    about_user: bool  # the query is a question about the user (core.ranking.asks_about_user)
     semantic_hits: int  # rows found by the k-NN search
     weights: Weights  # the ranking's: the hybrid one, or the keyword one when no semantic part runs
     degraded: str | None = None  # why the semantic part did not run, in one sentence
@@ -130,6 +142,7 @@ class Candidates:
             chunks=self.chunks,
             window=self.window,
             asks_when=self.asks_when,
+            about_user=self.about_user,
             weights=weights or self.weights,
         )
 
@@ -205,6 +218,7 @@ def gather(
         chunks,
         find_window(query),
         asks_when(query),
+        asks_about_user(query),
         len(sem),
         weights,
         degraded,

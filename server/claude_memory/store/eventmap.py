@@ -189,6 +189,7 @@ class EventMap:
             length=events.length[wanted].astype(np.int64),
             question=events.question[wanted],
             names_time=events.names_time[wanted],
+            user=events.type[wanted] == events.code(events.types, "user_prompt"),
             prev=rows(prev_all),
             next=rows(next_all),
             same_session=same_session,
