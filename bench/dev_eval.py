@@ -24,7 +24,8 @@ about an hour on 2 cores, once). Steps, per benchmark:
    question, in a session of its own in the question's project: **evidence injected** (the share of a question's
    evidence turns cited in the hook's ``additionalContext``, averaged) and characters injected per prompt; then
    the prompts of ``bench/data/irrelevant_prompts.jsonl`` (written for this benchmark: acknowledgements,
-   greetings, "continue", generic agent commands, off-topic questions), each in one of the store's projects in
+   greetings, "continue", generic agent commands, off-topic questions) and ``irrelevant_first_person.jsonl``
+   (questions in the first person that no past conversation answers), each in one of the store's projects in
    turn: the share of **silent hooks** (nothing injected). The irrelevant prompts also run against the project's
    own fixture history (../shared/fixtures/claude_home), the coding sessions a user would have.
 """
@@ -56,7 +57,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("CLAUDE_MEMORY_SHARED", ROOT.parent / "shared"))
 CLI = ROOT / ".venv" / "bin" / "claude-memory"
 HOOK = ROOT / "hooks" / "claude-memory-hook"
-IRRELEVANT = ROOT / "bench" / "data" / "irrelevant_prompts.jsonl"
+IRRELEVANT = (  # the first-person questions were added later, by another writer (bench/data/README.md)
+    ROOT / "bench" / "data" / "irrelevant_prompts.jsonl",
+    ROOT / "bench" / "data" / "irrelevant_first_person.jsonl",
+)
 MODEL = SHARED / "models" / "all-MiniLM-L6-v2-onnx"
 MODES = ("keyword", "semantic", "hybrid")
 METRICS = ("r@5", "r@10", "r@1000tok", "r@2000tok", "mrr", "ndcg@10", "s_any@5", "s_all@5")
@@ -387,7 +391,7 @@ def main() -> None:
     else:
         env.setdefault("CLAUDE_MEMORY_MODEL_PATH", str(MODEL))
         modes = [m for m in args.modes.split(",") if m]
-    irrelevant = read_jsonl(IRRELEVANT)
+    irrelevant = [row for path in IRRELEVANT for row in read_jsonl(path)]
     report: dict[str, Any] = {"machine": machine(), "sets": {}}
     for bench in benches(args.work, args.sets.split(",")):
         print(f"{bench.name}: {len(bench.qrels)} questions, {len(bench.turns)} turns", flush=True)

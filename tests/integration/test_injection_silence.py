@@ -1,6 +1,6 @@
 """The prompt hook's context on the project's own fixture history, with the real model: silent on prompts no
-memory answers (bench/data/irrelevant_prompts.jsonl, written for the benchmark), and still there for a question
-about what an earlier session did."""
+memory answers (bench/data/irrelevant_prompts.jsonl and irrelevant_first_person.jsonl, written for the benchmark),
+and still there for a question about what an earlier session did."""
 
 from __future__ import annotations
 
@@ -15,7 +15,16 @@ from claude_memory.service.memory import Memory
 from claude_memory.service.recall import ContextParams, Recaller
 from support import own_fixtures as fx
 
-IRRELEVANT = Path(__file__).resolve().parents[2] / "bench" / "data" / "irrelevant_prompts.jsonl"
+DATA = Path(__file__).resolve().parents[2] / "bench" / "data"
+
+
+def irrelevant() -> list[dict[str, str]]:
+    return [
+        json.loads(line)
+        for name in ("irrelevant_prompts.jsonl", "irrelevant_first_person.jsonl")
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
 
 @pytest.fixture()
@@ -32,7 +41,7 @@ def context(recaller: Recaller, prompt: str, cwd: str) -> dict[str, object]:
 
 
 def test_prompts_no_memory_answers_get_nothing_and_questions_still_get_their_memories(recaller: Recaller) -> None:
-    prompts = [json.loads(line) for line in IRRELEVANT.read_text(encoding="utf-8").splitlines() if line.strip()]
+    prompts = irrelevant()
     assert len(prompts) >= 150
     loud = []
     for i, row in enumerate(prompts):
@@ -57,7 +66,7 @@ def test_without_a_model_the_same_prompts_get_nothing_and_the_question_its_memor
         memory.plan_import(fx.CLAUDE_HOME, None, settle_seconds=0).run()
         assert not memory.embedder.available
         recaller = Recaller(memory)
-        prompts = [json.loads(line) for line in IRRELEVANT.read_text(encoding="utf-8").splitlines() if line.strip()]
+        prompts = irrelevant()
         loud = [
             row["prompt"]
             for i, row in enumerate(prompts)

@@ -9,7 +9,10 @@ from hypothesis import strategies as st
 
 from claude_memory.core.disclosure import estimate_tokens
 from claude_memory.core.injection import (
+    HIGH_EXCERPT,
     MAX_CHARS,
+    MIN_EXCERPT,
+    SUGGESTED_EXCERPT,
     Recall,
     SessionFacts,
     informative,
@@ -18,7 +21,13 @@ from claude_memory.core.injection import (
     session_context,
     session_summary,
 )
-from claude_memory.core.ranking import RELEVANT_COSINE, RELEVANT_COVERAGE, RELEVANT_KEYWORD
+from claude_memory.core.ranking import (
+    RELEVANT_COSINE,
+    RELEVANT_COVERAGE,
+    RELEVANT_KEYWORD,
+    RELEVANT_KEYWORD_WITH_MEANING,
+    RELEVANT_WORDS_COSINE,
+)
 from claude_memory.core.tokens import QueryTokenizer
 
 
@@ -39,11 +48,29 @@ def test_nothing_to_say_gives_no_text() -> None:
     assert session_context("/p", None, [], 500) == ""
 
 
-def test_lines_that_do_not_fit_are_dropped_whole_and_shorter_ones_still_go_in() -> None:
+def test_long_excerpts_are_shortened_before_a_memory_is_left_out() -> None:
     long, short = recall(1, "word " * 400), recall(2, "short one")
     text, cited = prompt_context([long, short], 150)
+    assert cited == ["mem:Cit001", "mem:Cit002"] and estimate_tokens(text) <= 150
+    excerpt = text.split("the user wrote: ")[1].split("\n")[0]
+    assert MIN_EXCERPT <= len(excerpt) < HIGH_EXCERPT and excerpt.endswith("…")
+
+
+def test_lines_that_do_not_fit_even_shortened_are_dropped_whole_and_shorter_ones_still_go_in() -> None:
+    long, short = recall(1, "word " * 400), recall(2, "short one")
+    text, cited = prompt_context([long, short], 85)
     assert cited == ["mem:Cit002"] and "word word" not in text
-    assert estimate_tokens(text) <= 150
+    assert estimate_tokens(text) <= 85
+
+
+def test_each_excerpt_is_taken_around_what_the_prompt_matched() -> None:
+    story = "I asked about tripods and bags. " * 12 + "By the way, I just bought a Sony 24-70mm lens last week."
+    text, _ = prompt_context([recall(1, story, "suggested")], 2000, stems=["len", "soni"])
+    excerpt = text.split("the user wrote: ")[1].split("\n")[0]
+    assert excerpt.startswith("…") and excerpt.endswith("a Sony 24-70mm lens last week.")
+    assert len(excerpt) <= SUGGESTED_EXCERPT
+    without, _ = prompt_context([recall(1, story, "suggested")], 2000)  # nothing matched: the head
+    assert "the user wrote: I asked about tripods" in without
 
 
 @given(
@@ -94,8 +121,11 @@ def test_a_topic_is_recalled_only_when_a_memory_is_close_enough() -> None:
     assert relevant(words, RELEVANT_COSINE, 0.0, 0.0) is None
     far = "Nothing in memory is close enough in meaning to this prompt, or matches enough of its words."
     assert relevant(words, RELEVANT_COSINE - 0.01, RELEVANT_COVERAGE - 0.01, 2.0) == far
-    assert relevant(words, RELEVANT_COSINE - 0.01, 1.0, RELEVANT_KEYWORD - 0.01) == far
-    assert relevant(words, RELEVANT_COSINE - 0.01, RELEVANT_COVERAGE, RELEVANT_KEYWORD) is None  # matched by words
+    assert relevant(words, RELEVANT_COSINE - 0.01, 1.0, RELEVANT_KEYWORD_WITH_MEANING - 0.01) == far
+    # matched by words, with a hit not far off in meaning
+    assert relevant(words, RELEVANT_WORDS_COSINE, RELEVANT_COVERAGE, RELEVANT_KEYWORD_WITH_MEANING) is None
+    # generic words matching by chance, nothing near in meaning
+    assert relevant(words, RELEVANT_WORDS_COSINE - 0.01, 1.0, 2.0) == far
     assert relevant(words[-1:], RELEVANT_COSINE - 0.01, 1.0, 2.0) == far  # one topic word is not enough for that
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -62,6 +63,40 @@ def clip(text: str, width: int) -> str:
 
 def _flat(text: str) -> str:
     return " ".join(text.split())
+
+
+_WORD: Final = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def excerpt(text: str, stems: Sequence[str], width: int) -> str:
+    """At most ``width`` characters of ``text`` (white space flattened): the window holding the most of the query's
+    ``stems`` (words starting with one; the earliest such window), opening a little before its first match, cut at
+    word boundaries, with "…" where text was left out; the head when no stem matches."""
+    flat = _flat(text)
+    if len(flat) <= width:
+        return flat
+    lower = flat.lower()
+    found = [(m.start(), stem) for m in _WORD.finditer(lower) for stem in stems if m.group().startswith(stem)]
+    start, best, held, last = 0, 0, Counter[str](), 0
+    for at, stem in found:  # a window opening at each match in turn, matches joining on the right, leaving on the left
+        held[stem] += 1
+        while found[last][0] < at - (width - width // 6 - 16):  # not in one window with this match (and its word)
+            held[found[last][1]] -= 1
+            held = +held
+            last += 1
+        if len(held) > best:
+            start, best = max(0, found[last][0] - width // 6), len(held)
+    start = min(start, max(0, len(flat) - width + 1))
+    if start > 0:
+        space = flat.find(" ", start, start + width // 6)
+        start = space + 1 if space >= 0 else start
+    prefix = "…" if start > 0 else ""
+    room = width - len(prefix) - 1
+    body = flat[start : start + room]
+    if start + room < len(flat):
+        space = body.rfind(" ")
+        body = (body[:space] if space > room // 2 else body).rstrip() + "…"
+    return prefix + body
 
 
 def summary(text: str) -> str:

@@ -15,12 +15,19 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from claude_memory.core import events as ev
-from claude_memory.core.disclosure import clip, estimate_tokens
-from claude_memory.core.ranking import RELEVANT_COSINE, RELEVANT_COVERAGE, RELEVANT_KEYWORD
+from claude_memory.core.disclosure import clip, estimate_tokens, excerpt
+from claude_memory.core.ranking import (
+    RELEVANT_COSINE,
+    RELEVANT_COVERAGE,
+    RELEVANT_KEYWORD,
+    RELEVANT_KEYWORD_WITH_MEANING,
+    RELEVANT_WORDS_COSINE,
+)
 
 MAX_CHARS: Final = 9_000  # under Claude Code's 10,000-character cap, with room for its own wrapping
 HIGH_EXCERPT: Final = 400  # characters of a high-confidence memory
 SUGGESTED_EXCERPT: Final = 240
+MIN_EXCERPT: Final = 120  # an excerpt is shortened to this before a memory is left out of the prompt's context
 
 # Words that name no topic: acknowledgements, agreement and refusal, greetings, politeness, "continue" and its
 # kin, fillers. A prompt made only of these (and stopwords) recalls nothing: "ok do it", "thanks!", "hi claude",
@@ -55,18 +62,20 @@ def relevant(words: Sequence[str], best_cosine: float | None, best_coverage: flo
     cosine among its top hits, None when semantic search is off; ``best_coverage`` the best query coverage among
     them and ``best_keyword`` their best BM25 in units of the store's rarest idf (a word in one event). Without
     cosines, a prompt needs two topic words and a strong keyword match (:data:`.ranking.RELEVANT_KEYWORD`); with
-    them, either that or a hit close in meaning (:data:`.ranking.RELEVANT_COSINE`). A question can match its memory
-    by words while a small model places it below the cosine threshold: LongMemEval dev's questions injected in 76 %
-    of hooks with the cosine alone."""
+    them, either a hit close in meaning (:data:`.ranking.RELEVANT_COSINE`) or two topic words, a keyword match
+    (:data:`.ranking.RELEVANT_KEYWORD_WITH_MEANING`) and a hit not far off in meaning
+    (:data:`.ranking.RELEVANT_WORDS_COSINE`). A question can match its memory by words while a small model places it
+    below the cosine threshold: LongMemEval dev's questions injected in 76 % of hooks with the cosine alone."""
     topics = informative(words)
     if not topics:
         return NO_TOPIC
-    by_words = len(topics) >= 2 and best_coverage >= RELEVANT_COVERAGE and best_keyword >= RELEVANT_KEYWORD
+    by_words = len(topics) >= 2 and best_coverage >= RELEVANT_COVERAGE
     if best_cosine is not None:
+        by_words = by_words and best_keyword >= RELEVANT_KEYWORD_WITH_MEANING and best_cosine >= RELEVANT_WORDS_COSINE
         if best_cosine < RELEVANT_COSINE and not by_words:
             return "Nothing in memory is close enough in meaning to this prompt, or matches enough of its words."
         return None
-    if not by_words:
+    if not by_words or best_keyword < RELEVANT_KEYWORD:
         return "Nothing in memory matches enough of this prompt's words (semantic search is off)."
     return None
 
@@ -94,12 +103,17 @@ class Recall:
     also: tuple[str, ...] = ()  # citations of near-duplicates it stands for (core/duplicates.py)
 
 
-def _line(recall: Recall) -> str:
+def _width(recall: Recall) -> int:
+    return HIGH_EXCERPT if recall.confidence == "high" else SUGGESTED_EXCERPT
+
+
+def _line(recall: Recall, width: int | None = None, stems: Sequence[str] = ()) -> str:
+    """One memory: citation, day, session, who said it, and an excerpt around what matched (``stems``)."""
     day = (recall.timestamp or "")[:10] or "undated"
-    width = HIGH_EXCERPT if recall.confidence == "high" else SUGGESTED_EXCERPT
     said = _SAID.get(recall.type, recall.type)
     also = f" (×{len(recall.also) + 1}, also {' '.join(f'[{c}]' for c in recall.also)})" if recall.also else ""
-    return f"- [{recall.citation}] {day}, session {recall.session_id[:8]}{also}: {said}: {clip(recall.text, width)}\n"
+    text = excerpt(recall.text, stems, width or _width(recall))
+    return f"- [{recall.citation}] {day}, session {recall.session_id[:8]}{also}: {said}: {text}\n"
 
 
 def _fit(header: str, lines: Sequence[str], footer: str, budget: int, max_chars: int) -> tuple[str, int]:
@@ -115,14 +129,26 @@ def _fit(header: str, lines: Sequence[str], footer: str, budget: int, max_chars:
     return (text + footer, kept) if kept else ("", 0)
 
 
-def prompt_context(recalls: Sequence[Recall], budget: int, max_chars: int = MAX_CHARS) -> tuple[str, list[str]]:
-    """The UserPromptSubmit injection: the relevant memories, most relevant first, within ``budget``
-    tokens. Returns the text ('' when nothing fits) and the citations it includes."""
+def prompt_context(
+    recalls: Sequence[Recall], budget: int, max_chars: int = MAX_CHARS, stems: Sequence[str] = ()
+) -> tuple[str, list[str]]:
+    """The UserPromptSubmit injection: the relevant memories, most relevant first, within ``budget`` tokens and
+    ``max_chars``, each an excerpt around the query's ``stems``. When they do not all fit, the longest excerpts are
+    shortened first (to :data:`MIN_EXCERPT` characters at least), then the last memories left out: a fifth memory
+    is worth more than the tail of a long one (LongMemEval dev's questions, whose turns run to hundreds of
+    characters, got four memories of five at 1,500 characters). Returns the text ('' when nothing fits) and the
+    citations it includes."""
     if not recalls:
         return "", []
     header = "Memories from earlier Claude Code sessions that match this prompt (claude-memory), best first:\n"
     footer = "The claude-memory MCP tools (timeline, get_observations) show a [mem:…] memory's full text and context.\n"
-    lines = [_line(r) for r in recalls]
+    room = min(max_chars, 4 * budget)  # estimate_tokens is a quarter of the characters, rounded up
+    cap = max(_width(r) for r in recalls)
+    while True:
+        lines = [_line(r, min(_width(r), cap), stems) for r in recalls]
+        if len(header) + sum(map(len, lines)) + len(footer) <= room or cap <= MIN_EXCERPT:
+            break
+        cap = max(MIN_EXCERPT, cap - 20)
     text, _ = _fit(header, lines, footer, budget, max_chars)
     return text, [c for r, line in zip(recalls, lines, strict=True) if line in text for c in (r.citation, *r.also)]
 
