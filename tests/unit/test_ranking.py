@@ -304,6 +304,15 @@ def test_the_users_own_words_rank_higher_only_for_a_question_about_the_user() ->
     assert order(other) == [1, 2] and other[1].breakdown["own"] == 0.0
 
 
+def test_the_answer_after_the_users_words_does_not_inherit_their_own_words_bonus() -> None:
+    facts = session("a", [1, 2])
+    facts[1].user = True  # the user's statement; event 2 is Claude's answer to it
+    weights = Weights(session=0, own_words=0.2)
+    ranked = {r.event_id: r for r in fuse({1: 1.0}, {}, facts, about_user=True, now=NOW, weights=weights)}
+    assert ranked[1].score == pytest.approx(1.0 + 0.2)
+    assert ranked[2].followed is not None and ranked[2].score == pytest.approx(Weights().follow * 1.0)
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [

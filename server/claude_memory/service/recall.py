@@ -49,7 +49,7 @@ CANDIDATES: Final = 8
 # Memories a prompt gets, their excerpts shortened to fit PROMPT_CHARS (core.injection.prompt_context). LoCoMo dev /
 # LongMemEval dev evidence injected, in-process on bench/dev_eval.py's stores: 5 at fixed excerpt lengths 70.5 / 65.7 %
 # (4 of 5 fitted LongMemEval's long turns); 5 shortened to fit 71.5 / 72.7 %; 6: 74.0 / 75.0 % at 1,406 / 1,325
-# characters a prompt; 7: 75.9 / 77.0 %. Through the hook with 6: 74.0 / 76.0 % at 1,403 / 1,299.
+# characters a prompt; 7: 75.9 / 77.0 %. Through the hook with 6: 74.0 / 76.2 % at 1,403 / 1,295.
 INJECTED: Final = 6
 PROMPT_CHARS: Final = 1_500
 SESSION_START_BUDGET: Final = 600  # tokens: a compact index, the prompt hook brings the details
