@@ -1,7 +1,8 @@
 """Precision and recall of the rule and preference extractor (core/insights.py) on the labelled prompts of
 ``bench/preferences/prompts.jsonl`` (written for it, labelled without the extractor; see its README).
 
-    .venv/bin/python bench/preference_eval.py [--set prompts|test|holdout|fresh] [--split dev|held-out|all] [--show]
+    .venv/bin/python bench/preference_eval.py [--set prompts|test|holdout|fresh|blind] [--split dev|held-out|all]
+                                              [--show]
 
 Per prompt: a prompt labelled with a rule counts as found when the extractor finds a rule in it; any rule found in a
 prompt labelled without one is a false positive. Grouping: pairs of found rule prompts put in the same preference,
@@ -11,8 +12,9 @@ tuned on first; ``held-out`` (billing-api and mobile-app) was looked at later to
 real prompts). ``--set test`` is a second set written afterwards by someone who saw neither the extractor nor the first
 set (``bench/preferences/test.jsonl``); it was the held-out figure until its misses were read too. ``--set holdout``
 (``bench/preferences/holdout.jsonl``) was written third, by someone who saw none of the above; its misses were read
-once its totals had been reported. ``--set fresh`` (``bench/preferences/fresh.jsonl``) was written last, in the same
-way, with rules mostly worded without always / never; only its false positives have been read (see the README).
+once its totals had been reported. ``--set fresh`` (``bench/preferences/fresh.jsonl``) was written fourth, in the same
+way, with rules mostly worded without always / never; its false positives were read, then its misses. ``--set blind``
+(``bench/preferences/blind.jsonl``) was written last, in the same way; nothing in it has been read (see the README).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ DEV = {"webshop", "infra"}
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    sets = ("prompts", "test", "holdout", "fresh")
+    sets = ("prompts", "test", "holdout", "fresh", "blind")
     parser.add_argument("--set", choices=sets, default="prompts", help="which labelled file")
     parser.add_argument("--split", choices=("dev", "held-out", "all"), default="all", help="of prompts.jsonl")
     parser.add_argument("--show", action="store_true", help="print the misses and false positives")

@@ -84,7 +84,7 @@ class Rule:
 
 RULE_CHARS: Final = 200
 # the version of what :func:`rules` finds, raised when it changes: prompts read by another version are read again
-EXTRACTOR: Final = 2
+EXTRACTOR: Final = 3
 
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _CODE_SPAN = re.compile(r"`([^`\n]{1,60})`")
@@ -105,7 +105,8 @@ _ONE_FILE = re.compile(
 )
 _TASK_START = re.compile(
     r"^(please |pls |can you |could you )?(refactor|rewrite|change|update|convert|migrate|port|modify|fix|"
-    r"make(?! sure)|move|replace|split|rename|extract|reuse|remove|delete|add|bump|revert|drop|implement|create|run)\b"
+    r"make(?! sure| it a habit)|move|replace|split|rename|extract|reuse|remove|delete|add|bump|revert|drop|implement|"
+    r"create|run)\b"
 )
 _WE_USE = re.compile(
     r"^(we|our team|the team) (use|follow|prefer)\b.*\b(here|in this (repo|repository|project|codebase))\b"
@@ -138,8 +139,9 @@ _NOT_AN_INSTRUCTION = re.compile(
     r"|\b[\w-]+:\s*(always|never)\s*($|[.,;]|(is|are|was|set|in|on|for)\b)"  # a setting: "restart: always"
     r"|\b(if|whether|unless) (you|we|i) (always|never)\b|\bnot always\b|\balmost (always|never)\b"
     r"|\b(is|are|was|were|isn't|aren't|it's|that's) (always|never)\b|\b(always|never) (been|had|was|were|got|seemed)\b"
-    r"|^(\w+: )?(i|i've|i'm|i'll|i'd|i was|we've|we had|we were|we'll|i just|i also)\b(?! (always |never |really )?"
+    r"|^(\w+: )?(i've|i'm|i'll|i was|we've|we had|we were|we'll|i just|i also|i(?!['’]))\b(?! (always |never |really )?"
     r"(want|prefer|like|need|expect|insist)\b)"  # the speaker's own story ("I'll make sure to remember this")
+    r"|^(\w+: )?i'd\b(?! (like|prefer|rather|want) you\b)"  # a wish of the moment ("I'd like to try feta")
     r"|\b(don't|do not) (worry|be afraid|hesitate|forget to (stay|be|have|enjoy))\b"
 )
 # what a rule for a coding assistant is about: code-like tokens (a path, a flag, `code`, snake_case, camelCase, a
@@ -169,7 +171,7 @@ _WORK = re.compile(
     r"mypy|ruff|black|flake8|pylint|pytest|jest|vitest|eslint|prettier|biome|clippy|cargo|gradle|maven|kotlin|"
     r"swift|compose|xml|uv|poetry|pipenv|conda|node|deno|bun|react|vue|django|flask|fastapi|rails|sentry|"
     r"stdout|stderr|utf-8|unicode|timezone|utc|decimal|float|int|string|strings|done|finished|plan|handler\w*|prefix\w*|"
-    r"suffix\w*|services?)\b"
+    r"suffix\w*|services?|clusters?|kube\w*|kotest|junit|assertj|mockk|mockito|testcontainers|rspec|unittest)\b"
 )
 _ALWAYS_NEVER = re.compile(
     r"(^|[,:]\s*|\b(please|pls|and|also|but|so|ok|okay|then|remember to|remember|make sure to|make sure you|"
@@ -183,7 +185,7 @@ _LASTING = re.compile(
     r"as a rule|as a habit|in general|generally|as usual|ever again|here too|here as well|(don't|dont|do not|never) "
     r"ever|the whole (codebase|code base|repo|repository|project)|anywhere|everywhere|nowhere else|hard requirement|"
     r"non-negotiable|off the table|across the (codebase|repo|project)|for (all |any |every )?new (code|\w+s)|"
-    r"for everything)\b|,\s*ever[.!]*$|\bever[.!]*$"
+    r"for everything|under no circumstances|make it a habit)\b|,\s*ever[.!]*$|\bever[.!]*$"
     r"|^(please )?(remember|note|keep in mind)( for (later|next time|the future))?( that)?\b"
     r"|^when(ever)? you (\w+)\b(?!.*\b(this|that|these|those|it)\b)"  # a habit: "when you return errors, wrap them"
 )
@@ -195,7 +197,9 @@ _CONVENTION = re.compile(
     r"(the|a) (convention|house style|team rule|policy) (is|here)|\w+ here (follow|use|go|live)s?\b|"
     r"we (use|prefer|follow|write|do|don't|never|always)"
     r"\b[^.]*\b(here|in this|in our|across)\b|house style|team convention|convention here|our style guide|"
-    r"(is|are) (the|our) (convention|standard|rule|policy))\b"
+    r"(is|are) (the|our) (convention|standard|rule|policy)|we (agreed|decided)( as a team)? (to|that|on)|"
+    r"like every other \w+|that's what we (use|do|want) (now|here)|(is|are) (banned|forbidden|not allowed)|"
+    r"we (test|run|format|lint|name|keep|build|deploy) [^.]*\b(here|in this|in our))\b"
 )
 # a rule said again: "as always", "I keep saying this", "that's a standing rule" (it may stand in its own sentence)
 _REMINDER = re.compile(
@@ -204,13 +208,15 @@ _REMINDER = re.compile(
     r"(it|this|that)( again)?|standing (rule|order|instruction)|"
     r"(that's|it's|this is) (mandatory|non-negotiable|a rule)|"
     r"mandatory here|you know the drill|how many times|,\s*remember[.!]?$|"
-    r"same as (in )?(the |all )?other (repos?|projects?)|"
-    r"same (deal|thing|rule) as (on |in |for |with )?(the |my |our )?(other|\w+) (repos?|projects?)|^again[,:])"
+    r"same as (in )?(the |all )?other (repos?|projects?)|same as everywhere( else)?|"
+    r"same (deal|thing|rule|convention) as (on |in |for |with )?(the |my |our )?(other|\w+) (repos?|projects?)|"
+    r"^again[,:])"
 )
 # process rules: an action tied to the moments that recur ("before committing", "before saying a task is done")
 _BEFORE = re.compile(
     r"\bbefore (every |each |any )?(commit|committing|you commit|push|pushing|you push|merg\w*|saying|you say|done|"
     r"finishing|you finish|opening a pr|you open a pr|releas\w*|declaring|(you )?tell me|"
+    r"(you )?show (it |them )?(to )?me|"
     r"(you )?(apply|run|change|edit|delete|install|add) (any|anything|changes|edits)|(you )?(applying|running|"
     r"changing|editing|deleting|installing|adding) (any|anything|changes|edits))\b"
 )
@@ -226,10 +232,15 @@ _EVERY_NEEDS = re.compile(
 # TrailmarkTests", "member variables get the m_ prefix", "strings go in strings.xml"
 _NORM = re.compile(
     r"^(\w+( \w+)?: )?(?!(the|this|that|these|those|they|we|you|some|my|your|our|their|its|his|her|both|two|three|"
-    r"most|many|few|several|such)\b)([\w@./+-]+ ){0,2}[\w@./+-]*[a-z]s (must|should|have to|need to|go (in|into|under)|"
+    r"most|many|few|several|such)\b)([\w@./+-]+ ){0,2}[\w@./+-]*[a-z]s (must|should|have to|need to|shouldn't|"
+    r"should not|must not|mustn't|go (in|into|under)|"
     r"belong (in|to|under)|live (in|under|next to)|get (the|a|an)|are always|always get|never get)\b"
     r"(?! (be )?(faster|slower|better|worse|fixed|working|passing|green|red|done|ready|failing)\b)"
+    r"|^our [\w-]+s (live|go|belong) (in|into|under|next to)\b"  # "our tests live next to the code"
 )
+_NEGATED = re.compile(
+    r"\b(shouldn't|should not|must not|mustn't|(is|are) (banned|forbidden|not allowed)|under no circumstances)\b"
+)  # a norm or a ban that says what not to do
 _ONLY = re.compile(
     r"^(\w+: )?(?!(?:not|if|the|an?|one|i|we|you)\b)(?P<what>[\w.@/+-]+(?: [\w.@/+-]+)?) only\b"
     r"(?! (if|when|for (this|now)|in this))"
@@ -270,6 +281,7 @@ _REPLACE = re.compile(
     r"|\b(?P<new2>[\w.@/+-]+),? (instead of|rather than) (?P<old2>[\w.@/+-]+)"
     r"|\b(?P<new3>[\w.@/+-]+), not (?P<old3>[\w.@/+-]+)"
     r"|\buse (the )?(?P<new4>[\w.@/+-]+)[^,.;]{0,60}?,? (not|rather than|instead of) (the )?(?P<old4>[\w.@/+-]+)"
+    r"|^(\w+( \w+)?: )?(?P<new5>[\w.@/+-]+) over (?P<old5>[\w.@/+-]+)( for\b|[.!]*$)"  # "MockK over Mockito for mocks"
 )
 _SWITCH = re.compile(
     r"\b(we switched to|switch(ing)? (back )?to|mov(e|ing) (back )?to|migrat(e|ing) to|we're (now )?(on|using)|"
@@ -294,7 +306,7 @@ _FORGET_OLD = re.compile(r"\b(forget (the|about) (?P<old>[\w.@/+-]+)|no longer|n
                          r"(?P<old3>[\w.@/+-]+)('s| is| has) gone|drop (?P<old4>[\w.@/+-]+))")  # fmt: skip
 # a prompt that asks for a feature: what follows describes it ("results go in a sidebar", "dry-run by default")
 _SPECIFIES = re.compile(r"^(please |pls |can you |could you )?(implement|add|build|create|write|make(?! sure))\b")
-_DEICTIC = re.compile(r"\b(this|that|these|those|it|them|here|yet|above|below)\b")
+_DEICTIC = re.compile(r"\b(this|that|these|those|it|them|(?<!\bin )here|yet|above|below)\b")  # "in here": the repo
 
 _FILLER: Final = frozenset(
     {
@@ -353,7 +365,7 @@ def _about_work(sentence: str) -> bool:
 
 def _side(found: re.Match[str], name: str) -> str:
     """What a replacement chooses (``new``) or drops (``old``), whichever of its patterns matched."""
-    return next((found.group(g) for g in (name, f"{name}2", f"{name}3", f"{name}4") if found.group(g)), "")
+    return next((found.group(g) for g in (name, *(f"{name}{n}" for n in range(2, 6))) if found.group(g)), "")
 
 
 def _rule(sentence: str, reminded: bool = False, context: str = "") -> Rule | None:
@@ -426,7 +438,9 @@ def _rule(sentence: str, reminded: bool = False, context: str = "") -> Rule | No
     if only is not None:
         favours += _terms(only.group("what"))
     terms = _content(sentence)
-    dont = bool(_DONT_START.search(low) or nothing) or (always is not None and always.group(3) == "never")
+    dont = bool(_DONT_START.search(low) or nothing or _NEGATED.search(low)) or (
+        always is not None and always.group(3) == "never"
+    )
     polarity = "dont" if dont or (stop and not favours and not always) else "do"
     return Rule(
         text=sentence.strip()[:RULE_CHARS],
