@@ -24,6 +24,7 @@ from claude_memory.core.disclosure import (
     TimelineItem,
     TimelineWindow,
     estimate_tokens,
+    excerpt,
     merge_timelines,
     pack,
     preview,
@@ -358,3 +359,21 @@ def test_layer_cache_is_lru_per_layer_and_dropped_on_a_new_generation() -> None:
     cache.clear()
     cache.get(2, "index", "a", compute("a"))
     assert len(computed) == 8
+
+
+def test_an_excerpt_opens_where_most_of_the_query_matches() -> None:
+    text = "We talked about tripods and bags for a while. " * 6 + "Then I bought a Sony 24-70mm lens last week. " * 1
+    text += "Later we compared camera straps and cleaning kits at length. " * 6
+    out = excerpt(text, ["soni", "len"], 120)
+    assert "Sony 24-70mm lens" in out and out.startswith("…") and out.endswith("…") and len(out) <= 120
+    assert excerpt(text, [], 60).startswith("We talked about")  # nothing to look for: the head
+    assert excerpt("short text", ["zzz"], 60) == "short text"
+
+
+@given(st.text(max_size=3000), st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=6), max_size=5),
+       st.integers(min_value=8, max_value=500))  # fmt: skip
+def test_an_excerpt_never_runs_over_its_width(text: str, stems: list[str], width: int) -> None:
+    out = excerpt(text, stems, width)
+    flat = " ".join(text.split())
+    assert len(out) <= width
+    assert out == flat if len(flat) <= width else out.endswith("…") or out.startswith("…")
