@@ -331,6 +331,7 @@ def test_the_answer_after_the_users_words_does_not_inherit_their_own_words_bonus
         ("can you remind me what you changed in my auth module?", False),
         ("What did Caroline research?", False),  # a question, about someone else
         ("iPhone or Android?", False),
+        ("where is the I/O bottleneck, i.e. which call blocks?", False),
         ("", False),
     ],
 )

@@ -134,7 +134,7 @@ def prompt_context(
 ) -> tuple[str, list[str]]:
     """The UserPromptSubmit injection: the relevant memories, most relevant first, within ``budget`` tokens and
     ``max_chars``, each an excerpt around the query's ``stems``. When they do not all fit, the longest excerpts are
-    shortened first (to :data:`MIN_EXCERPT` characters at least), then the last memories left out: a fifth memory
+    shortened first (to :data:`MIN_EXCERPT` characters at least), then the last memories left out: one more memory
     is worth more than the tail of a long one (LongMemEval dev's questions, whose turns run to hundreds of
     characters, got four memories of five at 1,500 characters). Returns the text ('' when nothing fits) and the
     citations it includes."""

@@ -185,7 +185,8 @@ SHORT_QUESTION_TERMS = 20
 # first person ("I keep getting this error": most prompts to Claude read so) nor a how-to ("how do I exit vim", "should
 # I squash?", whose "I" is anyone) is one, nor a question about what Claude said ("which dish did you recommend?",
 # "remind me what you changed"): that is in Claude's answers.
-_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b|\bi'(?:m|ve|d|ll)\b", re.IGNORECASE)
+# (not the "i" of "I/O" or "i.e.")
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself)\b(?![/.-]\w)|\bi'(?:m|ve|d|ll)\b", re.IGNORECASE)
 _HOW_TO = re.compile(
     r"\b(?:how|what|where|which|when|can|could|should|would|shall|may|might)\s+(?:(?:do|does|can|could|should|would|"
     r"shall|may)\s+)?i\b",
