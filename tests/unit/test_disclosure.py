@@ -377,3 +377,8 @@ def test_an_excerpt_never_runs_over_its_width(text: str, stems: list[str], width
     flat = " ".join(text.split())
     assert len(out) <= width
     assert out == flat if len(flat) <= width else out.endswith("…") or out.startswith("…")
+
+
+def test_an_excerpt_finds_words_whose_stem_ends_differently() -> None:
+    text = "Tool output, nothing to see here. " * 20 + "We set the retry policy to five attempts."
+    assert "retry policy" in excerpt(text, ["retri", "polici"], 120)  # Snowball's stems of "retry policy"

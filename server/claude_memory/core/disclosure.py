@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import islice
 from typing import Any, Final
 
 SUMMARY_CHARS: Final = 100
@@ -65,7 +66,7 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-_WORD: Final = re.compile(r"[^\W_]+", re.UNICODE)
+EXCERPT_MATCHES: Final = 1_000  # of a long text that repeats a query word, the first thousand matches are weighed
 
 
 def excerpt(text: str, stems: Sequence[str], width: int) -> str:
@@ -75,8 +76,12 @@ def excerpt(text: str, stems: Sequence[str], width: int) -> str:
     flat = _flat(text)
     if len(flat) <= width:
         return flat
-    lower = flat.lower()
-    found = [(m.start(), stem) for m in _WORD.finditer(lower) for stem in stems if m.group().startswith(stem)]
+    # a stem's "i" was the word's "y" ("retri", "polici"): the word starts with what comes before it
+    prefixes = {stem[:-1] if len(stem) > 3 and stem.endswith("i") else stem for stem in stems if stem}
+    words = sorted(map(re.escape, prefixes), key=len, reverse=True)
+    starts = re.compile(rf"(?<![^\W_])(?:{'|'.join(words)})") if words else None  # a word starting with a stem
+    matches = starts.finditer(flat.lower()) if starts else iter(())
+    found = [(m.start(), m.group()) for m in islice(matches, EXCERPT_MATCHES)]
     start, best, held, last = 0, 0, Counter[str](), 0
     for at, stem in found:  # a window opening at each match in turn, matches joining on the right, leaving on the left
         held[stem] += 1

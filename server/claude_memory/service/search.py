@@ -6,7 +6,6 @@ their exact and contextual cosines (:func:`claude_memory.service.semantic.simila
 from __future__ import annotations
 
 import contextlib
-import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -16,6 +15,7 @@ import duckdb
 import numpy as np
 import numpy.typing as npt
 
+from claude_memory.core.disclosure import excerpt
 from claude_memory.core.duplicates import fold
 from claude_memory.core.filters import EventFilters
 from claude_memory.core.ranking import (
@@ -39,9 +39,8 @@ from claude_memory.store.postings import PostingsIndex
 from claude_memory.store.queries import StoredEvent, events_by_ids
 from claude_memory.store.vector_index import VectorIndex
 
-SNIPPET_CHARS = 240
+SNIPPET_CHARS = 240  # of the text around what matched (core.disclosure.excerpt)
 FOLD_SLACK = 5  # hits ranked past the limit, to fill the places of near-duplicates folded into better ones
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 @dataclass(slots=True)
@@ -70,25 +69,6 @@ def collapse(hits: list[SearchHit]) -> list[SearchHit]:
     """The hits, near-duplicates folded into the best ranked of each group (:mod:`claude_memory.core.duplicates`)."""
     groups = fold([h.event.text for h in hits])
     return [replace(hits[g[0]], duplicates=tuple(hits[n].event for n in g[1:])) for g in groups]
-
-
-def snippet(text: str, stems: list[str], width: int = SNIPPET_CHARS) -> str:
-    """A window of ``text`` around the first word whose lower-cased form starts with a query stem."""
-    flat = " ".join(text.split())
-    if len(flat) <= width:
-        return flat
-    first = len(flat)
-    for match in _WORD.finditer(flat.lower()):
-        if any(match.group().startswith(stem) for stem in stems):
-            first = match.start()
-            break
-    if first == len(flat):
-        first = 0
-    start = max(0, first - width // 4)
-    end = min(len(flat), start + width)
-    prefix = "…" if start > 0 else ""
-    suffix = "…" if end < len(flat) else ""
-    return f"{prefix}{flat[start:end].strip()}{suffix}"
 
 
 MODES = ("keyword", "semantic", "hybrid")
@@ -244,7 +224,8 @@ def search(
     ranked = fused.top(limit + FOLD_SLACK)  # a few more, for the near-duplicates folded away
     events = events_by_ids(con, [r.event_id for r in ranked])
     hits = collapse([
-        SearchHit(events[r.event_id], r.score, snippet(events[r.event_id].text, stems), r.breakdown, confidence(r))
+        SearchHit(events[r.event_id], r.score, excerpt(events[r.event_id].text, stems, SNIPPET_CHARS), r.breakdown,
+                  confidence(r))
         for r in ranked
         if r.event_id in events
     ])[:limit]  # fmt: skip
