@@ -83,9 +83,10 @@ def excerpt(text: str, stems: Sequence[str], width: int) -> str:
     matches = starts.finditer(flat.lower()) if starts else iter(())
     found = [(m.start(), m.group()) for m in islice(matches, EXCERPT_MATCHES)]
     start, best, held, last = 0, 0, Counter[str](), 0
+    span = max(0, width - width // 6 - 16)  # from a window's first match to its last, leaving room for that word
     for at, stem in found:  # a window opening at each match in turn, matches joining on the right, leaving on the left
         held[stem] += 1
-        while found[last][0] < at - (width - width // 6 - 16):  # not in one window with this match (and its word)
+        while found[last][0] < at - span:  # not in one window with this match
             held[found[last][1]] -= 1
             held = +held
             last += 1
@@ -96,12 +97,12 @@ def excerpt(text: str, stems: Sequence[str], width: int) -> str:
         space = flat.find(" ", start, start + width // 6)
         start = space + 1 if space >= 0 else start
     prefix = "…" if start > 0 else ""
+    if start + width - len(prefix) >= len(flat):  # the window reaches the end
+        return prefix + flat[start:]
     room = width - len(prefix) - 1
     body = flat[start : start + room]
-    if start + room < len(flat):
-        space = body.rfind(" ")
-        body = (body[:space] if space > room // 2 else body).rstrip() + "…"
-    return prefix + body
+    space = body.rfind(" ")
+    return prefix + (body[:space] if space > room // 2 else body).rstrip() + "…"
 
 
 def summary(text: str) -> str:

@@ -223,12 +223,11 @@ def search(
     fused = found.fuse()
     ranked = fused.top(limit + FOLD_SLACK)  # a few more, for the near-duplicates folded away
     events = events_by_ids(con, [r.event_id for r in ranked])
-    hits = collapse([
-        SearchHit(events[r.event_id], r.score, excerpt(events[r.event_id].text, stems, SNIPPET_CHARS), r.breakdown,
-                  confidence(r))
-        for r in ranked
-        if r.event_id in events
-    ])[:limit]  # fmt: skip
+    hits = collapse(
+        [SearchHit(events[r.event_id], r.score, "", r.breakdown, confidence(r)) for r in ranked if r.event_id in events]
+    )[:limit]
+    for hit in hits:  # the snippets of the hits shown only
+        hit.snippet = excerpt(hit.event.text, stems, SNIPPET_CHARS)
     meta = {
         "query": query,
         "mode": mode if not degraded else "keyword",
