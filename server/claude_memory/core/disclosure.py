@@ -19,7 +19,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -69,26 +68,56 @@ def _flat(text: str) -> str:
 EXCERPT_MATCHES: Final = 1_000  # of a long text that repeats a query word, the first thousand matches are weighed
 
 
+class Excerpts:
+    """One text's excerpts around the query's ``stems``, at any width: the text is flattened and the stems found in it
+    once (the prompt hook shortens its excerpts a step at a time until its lines fit)."""
+
+    __slots__ = ("_found", "_stems", "flat")
+
+    def __init__(self, text: str, stems: Sequence[str]) -> None:
+        self.flat = _flat(text)
+        self._stems = stems
+        self._found: list[tuple[int, str]] | None = None  # (where, which) of each match, found at the first cut
+
+    def cut(self, width: int) -> str:
+        """At most ``width`` characters (see :func:`excerpt`)."""
+        flat = self.flat
+        if len(flat) <= width:
+            return flat
+        if self._found is None:
+            self._found = _stem_matches(flat, self._stems)
+        return _window(flat, self._found, width)
+
+
 def excerpt(text: str, stems: Sequence[str], width: int) -> str:
     """At most ``width`` characters of ``text`` (white space flattened): the window holding the most of the query's
     ``stems`` (words starting with one; the earliest such window), opening a little before its first match, cut at
     word boundaries, with "…" where text was left out; the head when no stem matches."""
-    flat = _flat(text)
-    if len(flat) <= width:
-        return flat
+    return Excerpts(text, stems).cut(width)
+
+
+def _stem_matches(flat: str, stems: Sequence[str]) -> list[tuple[int, str]]:
+    """Where a word of ``flat`` starts with one of ``stems``, and with which (the first :data:`EXCERPT_MATCHES`)."""
     # a stem's "i" was the word's "y" ("retri", "polici"): the word starts with what comes before it
     prefixes = {stem[:-1] if len(stem) > 3 and stem.endswith("i") else stem for stem in stems if stem}
+    if not prefixes:
+        return []
     words = sorted(map(re.escape, prefixes), key=len, reverse=True)
-    starts = re.compile(rf"(?<![^\W_])(?:{'|'.join(words)})") if words else None  # a word starting with a stem
-    matches = starts.finditer(flat.lower()) if starts else iter(())
-    found = [(m.start(), m.group()) for m in islice(matches, EXCERPT_MATCHES)]
-    start, best, held, last = 0, 0, Counter[str](), 0
+    starts = re.compile(rf"(?<![^\W_])(?:{'|'.join(words)})")  # a word starting with a stem
+    return [(m.start(), m.group()) for m in islice(starts.finditer(flat.lower()), EXCERPT_MATCHES)]
+
+
+def _window(flat: str, found: list[tuple[int, str]], width: int) -> str:
+    """The ``width`` characters of ``flat`` (longer than that) holding the most distinct matches of ``found``."""
+    start, best, held, last = 0, 0, dict[str, int](), 0
     span = max(0, width - width // 6 - 16)  # from a window's first match to its last, leaving room for that word
     for at, stem in found:  # a window opening at each match in turn, matches joining on the right, leaving on the left
-        held[stem] += 1
+        held[stem] = held.get(stem, 0) + 1
         while found[last][0] < at - span:  # not in one window with this match
-            held[found[last][1]] -= 1
-            held = +held
+            gone = found[last][1]
+            held[gone] -= 1
+            if not held[gone]:
+                del held[gone]
             last += 1
         if len(held) > best:
             start, best = max(0, found[last][0] - width // 6), len(held)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from claude_memory.core import events as ev
-from claude_memory.core.disclosure import clip, estimate_tokens, excerpt
+from claude_memory.core.disclosure import Excerpts, clip, estimate_tokens, excerpt
 from claude_memory.core.ranking import (
     RELEVANT_COSINE,
     RELEVANT_COVERAGE,
@@ -107,13 +107,12 @@ def _width(recall: Recall) -> int:
     return HIGH_EXCERPT if recall.confidence == "high" else SUGGESTED_EXCERPT
 
 
-def _line(recall: Recall, width: int | None = None, stems: Sequence[str] = ()) -> str:
-    """One memory: citation, day, session, who said it, and an excerpt around what matched (``stems``)."""
+def _line(recall: Recall, shown: str) -> str:
+    """One memory: citation, day, session, who said it, and ``shown``, an excerpt of its text."""
     day = (recall.timestamp or "")[:10] or "undated"
     said = _SAID.get(recall.type, recall.type)
     also = f" (×{len(recall.also) + 1}, also {' '.join(f'[{c}]' for c in recall.also)})" if recall.also else ""
-    text = excerpt(recall.text, stems, width or _width(recall))
-    return f"- [{recall.citation}] {day}, session {recall.session_id[:8]}{also}: {said}: {text}\n"
+    return f"- [{recall.citation}] {day}, session {recall.session_id[:8]}{also}: {said}: {shown}\n"
 
 
 def _fit(header: str, lines: Sequence[str], footer: str, budget: int, max_chars: int) -> tuple[str, int]:
@@ -143,9 +142,10 @@ def prompt_context(
     header = "Memories from earlier Claude Code sessions that match this prompt (claude-memory), best first:\n"
     footer = "The claude-memory MCP tools (timeline, get_observations) show a [mem:…] memory's full text and context.\n"
     room = min(max_chars, 4 * budget)  # estimate_tokens is a quarter of the characters, rounded up
+    texts = [Excerpts(r.text, stems) for r in recalls]
     cap = max(_width(r) for r in recalls)
     while True:
-        lines = [_line(r, min(_width(r), cap), stems) for r in recalls]
+        lines = [_line(r, text.cut(min(_width(r), cap))) for r, text in zip(recalls, texts, strict=True)]
         if len(header) + sum(map(len, lines)) + len(footer) <= room or cap <= MIN_EXCERPT:
             break
         cap = max(MIN_EXCERPT, cap - 20)
@@ -252,7 +252,7 @@ def session_context(
         listed, kept = _fit(header + "Open tasks from earlier sessions:\n", [_task_line(t) for t in tasks], "",
                             budget, max_chars)  # fmt: skip
         header = listed if kept else header
-    lines = [_line(r) for r in recent]
+    lines = [_line(r, excerpt(r.text, (), _width(r))) for r in recent]
     if not lines:
         return header
     text, kept = _fit(header + "Recent memories:\n", lines, "", budget, max_chars)
