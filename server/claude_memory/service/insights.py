@@ -100,6 +100,10 @@ class Insights:
     def preferences(self) -> list[Preference]:
         """Every preference, level with the stored statements (a face's read: grouped now when it is not)."""
         self.regroup()
+        return self._last()
+
+    def _last(self) -> list[Preference]:
+        """The last complete grouping, as it is (what a hook reads: hooks never group)."""
         return self._served[1] if self._served else []
 
     def regroup(self, most: int | None = None) -> bool:
@@ -160,7 +164,7 @@ class Insights:
         """Pinned first, standing before superseded, the most often stated first, then the latest. Without
         ``grouped`` (a hook), the last complete grouping as it is."""
         marks = store.marks(self._memory.con)
-        every = self.preferences() if grouped else (self._served[1] if self._served else [])
+        every = self.preferences() if grouped else self._last()
         held = every if include_all else [p for p in standing(every, project) if marks.get(p.id) != "forget"]
         found = [p for p in held if project is None or p.scope is None or p.scope == project]
         found.sort(key=lambda p: p.latest.ts or "", reverse=True)
