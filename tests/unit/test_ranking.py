@@ -310,7 +310,17 @@ def test_the_answer_after_the_users_words_does_not_inherit_their_own_words_bonus
     weights = Weights(session=0, own_words=0.2)
     ranked = {r.event_id: r for r in fuse({1: 1.0}, {}, facts, about_user=True, now=NOW, weights=weights)}
     assert ranked[1].score == pytest.approx(1.0 + 0.2)
-    assert ranked[2].followed is not None and ranked[2].score == pytest.approx(Weights().follow * 1.0)
+    assert ranked[2].followed is not None and ranked[2].score == pytest.approx(Weights().follow_user * 1.0)
+
+
+def test_a_question_about_the_user_promotes_the_answer_after_a_hit_less() -> None:
+    facts = session("a", [1, 2, 3])
+    facts[1].user = facts[3].user = True  # two of the user's statements; event 2 is Claude's answer to the first
+    weights = Weights(session=0, follow=0.8, follow_user=0.5)
+    about = fuse({1: 1.0, 3: 0.6}, {}, facts, about_user=True, now=NOW, weights=weights)
+    assert order(about) == [1, 3, 2] and about[2].score == pytest.approx(0.5)
+    other = fuse({1: 1.0, 3: 0.6}, {}, facts, about_user=False, now=NOW, weights=weights)
+    assert order(other) == [1, 2, 3] and other[1].score == pytest.approx(0.8)
 
 
 @pytest.mark.parametrize(
