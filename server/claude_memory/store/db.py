@@ -105,7 +105,7 @@ def _open(db_path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     try, in case the holder let go between the failure and the probe)."""
     for attempt in (1, 2):
         try:
-            return duckdb.connect(str(db_path), read_only=read_only)
+            con = duckdb.connect(str(db_path), read_only=read_only)
         except duckdb.IOException as exc:
             if held_by_another(db_path, exclusive=not read_only):
                 raise StoreBusyError(
@@ -115,6 +115,11 @@ def _open(db_path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
                 raise StoreError(f"The memory store {db_path} is not readable and writable by this user.") from exc
             if attempt == 2:
                 raise StoreDamagedError(damaged_sentence(db_path)) from exc
+        else:
+            # DuckDB draws a progress bar on stdout (a terminal or not) for a query that runs over 2 s: in a CLI
+            # answering --json, or any protocol on stdout, that would be garbage in the answer. Cursors inherit it.
+            con.execute("SET enable_progress_bar = false")
+            return con
     raise AssertionError("unreachable")
 
 
