@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -25,6 +23,7 @@ from claude_memory.store import insights as insight_store
 from claude_memory.store.db import utc_now
 from claude_memory.store.learning import Use
 from support import service_proc
+from support.idle_work import quiet_idle_work
 from support.own_fixtures import ECHO_WORD as ECHO
 from support.own_fixtures import WORK
 from support.waiting import wait_for
@@ -218,13 +217,7 @@ def test_the_idle_step_reads_a_backlog_of_prompts_a_few_at_a_time(
     memory = shop
     memory.con.execute("UPDATE projection_offsets SET name = 'insights' WHERE starts_with(name, 'insights:')")
     monkeypatch.setattr(idle, "IDLE_PROMPTS", 3)
-    work = idle.IdleWork(
-        lambda: memory,
-        SimpleNamespace(last_request=0.0, pending=lambda: False),  # type: ignore[arg-type]
-        lambda uses: None,
-        lambda: None,
-        threading.Event(),
-    )
+    work = quiet_idle_work(memory)
     read = []
     for _ in range(5):
         before = insight_store.offset(memory.con)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
+import time
 from pathlib import Path
 
 import hnswlib
@@ -11,14 +13,17 @@ import numpy as np
 import pytest
 
 from claude_memory.core.filters import EventFilters, ForgetSelector
+from claude_memory.service import memory as memory_module
 from claude_memory.service import semantic
 from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.memory import Memory
 from claude_memory.service.semantic import semantic_candidates, similarities
+from claude_memory.store import vector_index
 from claude_memory.store.embedding_queue import MAX_ATTEMPTS
 from claude_memory.store.eventmap import EventMap
-from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, VectorIndex
+from claude_memory.store.vector_index import BASIS_FILE, COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, VectorIndex
 from support import own_fixtures
+from support.idle_work import quiet_idle_work
 from support.shared_data import embedding_model
 
 WORK = own_fixtures.WORK
@@ -342,3 +347,130 @@ def test_a_filter_that_admits_few_chunks_is_searched_exhaustively_and_a_wide_one
                 patch.setattr(semantic, "EXACT_CHUNKS", 0)  # as if the project were too large to score every chunk
                 found = semantic_candidates(index, events, query, filters, 5)
             assert np.allclose([best[e] for e, _ in found], expected, atol=1e-5), project
+
+
+def _exact_top(memory: Memory, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Labels of the ``k`` chunks nearest to ``query`` by cosine over every stored vector, and every cosine."""
+    index = memory.vector_index()
+    labels = np.arange(index.max_label + 1, dtype=np.int64)
+    vector = memory.embedder.embed([query])[0]
+    cosines = index.cosines(labels, vector / np.linalg.norm(vector))
+    return labels[np.argsort(-cosines, kind="stable")[:k]], cosines
+
+
+QUERIES = ("output a salutation", "which files were edited", "run the test suite", "an error in the build")
+
+
+@pytest.fixture
+def small_projection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Projection from 50 vectors on, onto 32 directions: the fixtures hold ~90 chunks."""
+    monkeypatch.setattr(vector_index, "PROJECT_FROM", 50)
+    monkeypatch.setattr(vector_index, "PROJECTED_DIM", 32)
+
+
+def test_a_large_index_is_held_projected_finds_what_exact_search_finds_and_survives_a_reopen(
+    embedded: Path, tmp_path: Path, model_dir: Path, small_projection: None
+) -> None:
+    data = _copy(embedded, tmp_path)
+    full_size = (data / INDEX_FILE).stat().st_size
+    with Memory(data) as memory:
+        index = memory.vector_index()
+        assert not index.projected  # an index saved whole stays whole until a refit or a rebuild
+        live = index.live_count
+        assert live >= 50 and memory.reindex() == live
+        assert index.projected and index.fitted_at == live and index.dim == 384
+        for query in QUERIES:
+            exact, cosines = _exact_top(memory, query, 10)
+            labels, scores = index.search(memory.embedder.embed([query])[0], 10)
+            assert set(labels) == set(exact), query  # 50 candidates of ~90, scored again in every dimension
+            assert np.allclose(scores, cosines[labels]) and (np.diff(scores) <= 0).all()
+        hits, _ = memory.search("output a salutation", EventFilters(), 5, mode="semantic")
+        assert "print a greeting" in hits[0].event.text.lower()
+    meta = json.loads((data / META_FILE).read_text())
+    assert meta["dim"] == vector_index.PROJECTED_DIM and meta["basis"]["fitted_at"] == live
+    assert (data / BASIS_FILE).stat().st_size == 384 * vector_index.PROJECTED_DIM * 4
+    assert (data / INDEX_FILE).stat().st_size < 0.5 * full_size
+    with Memory(data) as memory:  # loaded as saved: projected, not rebuilt
+        index = memory.vector_index()
+        assert index.projected and not index.rebuilt
+        found, _ = index.search(memory.embedder.embed([QUERIES[0]])[0], 10)
+        assert set(found) == set(_exact_top(memory, QUERIES[0], 10)[0])
+    (data / BASIS_FILE).write_bytes(b"\0" * (data / BASIS_FILE).stat().st_size)  # not the basis it was built with
+    with Memory(data) as memory:
+        index = memory.vector_index()
+        assert index.rebuilt and index.projected and index.live_count == live
+
+
+def test_the_embedding_worker_projects_a_growing_index_once_it_is_large_and_again_when_it_has_doubled(
+    embedded: Path, tmp_path: Path, model_dir: Path, small_projection: None
+) -> None:
+    data = _copy(embedded, tmp_path)
+    with Memory(data) as memory:
+        index = memory.vector_index()
+        live = index.live_count
+        index.project_from = live + 1
+        assert memory.embed_pending() == 0 and not index.projected  # below the threshold: whole
+        index.project_from = live
+        assert memory.embed_pending() == 0 and index.projected and index.fitted_at == live  # the worker refitted it
+        assert not index.refit_if_due(memory.con)  # not doubled since
+        index.project_from = 50
+        session = own_fixtures.GREETING
+        memory.forget(ForgetSelector(session_id=session))  # a forget on a projected index (small: rebuilt)
+        assert index.rebuilt and index.projected and index.fitted_at == index.live_count < live
+        hits, _ = memory.search("output a salutation", EventFilters(session_id=session), 5, mode="semantic")
+        assert hits == []
+        index.fitted_at = index.live_count // 2  # as if the store had doubled since the fit
+        assert index.refit_if_due(memory.con) and index.fitted_at == index.live_count
+    with Memory(data) as memory:
+        assert memory.vector_index().projected and not memory.vector_index().rebuilt
+
+
+def test_the_service_refits_on_a_thread_of_its_own_and_adopts_what_was_added_meanwhile_but_not_a_forget(
+    embedded: Path, fixtures_home: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch,
+    small_projection: None,
+) -> None:  # fmt: skip
+    with Memory(_copy(embedded, tmp_path)) as memory:
+        index = memory.vector_index()
+        work = quiet_idle_work(memory)
+        gate = threading.Event()
+        fit = vector_index._fit_basis
+        monkeypatch.setattr(vector_index, "_fit_basis", lambda *args: gate.wait(60) and fit(*args))
+
+        def refitted() -> bool:
+            for _ in range(600):
+                work.step()
+                if work._refit is None:
+                    return index.projected
+                time.sleep(0.05)
+            raise AssertionError("the refit did not finish")
+
+        work.step()
+        assert work._refit is not None and not index.refit_due()  # building (held at the gate); one at a time
+        assert index.build_refit(memory.con) is None
+        # Meanwhile a new prompt is stored and embedded into the index in use ...
+        line = {"type": "user", "uuid": "new-1", "sessionId": "new", "cwd": "/x", "timestamp": "2026-06-01T00:00:00Z",
+                "message": {"role": "user", "content": "a brand new prompt about quokka migrations"}}  # fmt: skip
+        home = tmp_path / "home"
+        shutil.copytree(fixtures_home, home)
+        (home / "projects" / "-x").mkdir(parents=True, exist_ok=True)
+        (home / "projects" / "-x" / "new.jsonl").write_text(json.dumps(line) + "\n")
+        memory.import_history(home, settle_seconds=0)
+        assert EmbeddingWorker(memory.writer, memory.embedder, index).run() == 1
+        gate.set()
+        assert refitted() and index.live_count == _one(memory, "SELECT count(*) FROM chunks")  # ... and adopted
+        hits, _ = memory.search("quokka migration", EventFilters(), 3, mode="semantic")
+        assert hits[0].event.text == "a brand new prompt about quokka migrations"
+        # A forget while one is built: the new index is not adopted (it would keep the forgotten vector's bytes).
+        gate.clear()
+        index.fitted_at = index.live_count // 2  # due again
+        monkeypatch.setattr(memory_module, "REBUILD_INDEX_AFTER_FORGET", 0)  # (a small index is rebuilt at once)
+        work.step()
+        assert work._refit is not None
+        fitted = index.fitted_at
+        session = own_fixtures.GREETING
+        memory.forget(ForgetSelector(session_id=session))
+        gate.set()
+        assert refitted() and index.fitted_at == fitted  # the index in use stayed
+        hits, _ = memory.search("output a salutation", EventFilters(session_id=session), 5, mode="semantic")
+        assert hits == []
+        assert not index.refit_due() or work._refit_after > time.monotonic()  # and a new try waits

@@ -2,8 +2,9 @@
 (:mod:`claude_memory.service.tasks`) and new prompts into the insights (:mod:`claude_memory.service.insights`), run
 the graduation worker every 5 minutes (:mod:`claude_memory.service.graduation`) and endless mode's consolidation
 when due (:mod:`claude_memory.service.endless`), embed a small batch (then a batch of a model switch,
-:mod:`claude_memory.service.model_switch`), save the vector index now and then, count the memories the hooks injected
-as used, and stop once its own code changed on disk.
+:mod:`claude_memory.service.model_switch`), save the vector index now and then and rebuild it in a new projection
+when it is due one (built on a thread of its own), count the memories the hooks injected as used, and stop once its
+own code changed on disk.
 
 Runs in the worker thread (the worker's idle callback), except :meth:`IdleWork.count_uses` and
 :meth:`IdleWork.saw_request`, which any thread may call.
@@ -22,6 +23,7 @@ from claude_memory.service.embedding import EmbeddingWorker
 from claude_memory.service.memory import Memory
 from claude_memory.service.worker import Worker
 from claude_memory.store.learning import Use
+from claude_memory.store.vector_index import Refit, VectorIndex
 
 log = logging.getLogger("claude_memory.service")
 
@@ -34,6 +36,7 @@ QUIET_SECONDS = 1.0
 # and otherwise every this many seconds (retries after backoff): an idle service does not poll the store.
 EMBED_RECHECK_SECONDS = 30.0
 SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if a crash loses it
+REFIT_RETRY_SECONDS = 600.0  # after a refit of the vector index that failed or could not be adopted
 # A service whose code changed on disk (an upgrade) stops, to be started anew on demand: it looks every this
 # many seconds, and stops only when nothing is queued and no request came for as long.
 UPGRADE_CHECK_SECONDS = 5.0
@@ -74,6 +77,8 @@ class IdleWork:
         self._consolidation_checked = 0.0  # endless mode's triggers, looked at every minute
         self._prompts_behind = False  # prompts are left to read for insights (a first import, a new extractor)
         self.fetch_model: Callable[[], object] | None = None  # starts a download of a missing model (the host's)
+        self._refit: tuple[threading.Thread, VectorIndex, list[Refit]] | None = None  # a vector index being rebuilt
+        self._refit_after = 0.0  # monotonic time before which no refit starts (one just failed)
 
     def events_added(self) -> None:
         """New events were stored (an import, a capture): embed them, and fold any task calls among them."""
@@ -131,6 +136,8 @@ class IdleWork:
             if self.fetch_model is not None and memory.embedder.fetchable:
                 self.fetch_model()
             return memory.switch.step(batch) or replayed  # (a switch may be what brings a model back)
+        if self._refit_step(memory):
+            return True
         if self.embed_due or now - self._embed_checked >= EMBED_RECHECK_SECONDS:
             index = memory.vector_index()
             done = EmbeddingWorker(memory.writer, memory.embedder, index).run(batch=batch, max_batches=1, save=False)
@@ -142,6 +149,43 @@ class IdleWork:
             self.embed_due, self._embed_checked = False, time.monotonic()
             self.save_index()
         return memory.switch.step(batch) or replayed  # a change of model, once the queue is empty
+
+    def _refit_step(self, memory: Memory) -> bool:
+        """Once the vector index is due a new projection (store.vector_index), build it on a thread of its own, the
+        index serving and growing meanwhile; then adopt it here, on the thread that adds to the index. True when it
+        adopted one."""
+        if self._refit is not None:
+            thread, building, result = self._refit
+            if thread.is_alive():
+                return False
+            self._refit = None
+            current = building is memory.vector_index()  # (not a model switch's since)
+            adopted = bool(result) and current and building.adopt(result[0], memory.writer.con)
+            if adopted:
+                log.info("The vector index was rebuilt in a projection fitted on %d vectors.", result[0].live)
+            else:
+                self._refit_after = time.monotonic() + REFIT_RETRY_SECONDS
+            return adopted
+        index = memory.vector_index()
+        if memory.read_only or time.monotonic() < self._refit_after or not index.refit_due():
+            return False
+        cursor = memory.writer.con.cursor()  # (its own connection to the store: this thread goes on writing)
+        built: list[Refit] = []
+
+        def build() -> None:
+            try:
+                refit = index.build_refit(cursor)
+                if refit is not None:
+                    built.append(refit)
+            except Exception as exc:  # the store closed under it, a full memory: the next check tries again
+                log.warning("The vector index could not be rebuilt in a new projection (%s).", type(exc).__name__)
+            finally:
+                cursor.close()
+
+        thread = threading.Thread(target=build, name="vector-index-refit", daemon=True)
+        self._refit = (thread, index, built)
+        thread.start()
+        return False
 
     def flush_uses(self) -> None:
         with self._uses_lock:

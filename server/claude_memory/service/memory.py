@@ -269,7 +269,9 @@ class Memory:
         """Embed every queued event now (import waits on this); 0 when no model is available."""
         if not self.model_ready():
             return 0
-        return EmbeddingWorker(self.writer, self.embedder, self.vector_index()).run(progress)
+        done = EmbeddingWorker(self.writer, self.embedder, self.vector_index()).run(progress)
+        self.vector_index().refit_if_due(self.writer.con)  # (a service refits on a thread of its own: IdleWork)
+        return done
 
     def warnings_for_semantics(self) -> list[str]:
         """A sentence for the import report when semantic search is off."""
