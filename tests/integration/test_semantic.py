@@ -427,14 +427,20 @@ def test_the_embedding_worker_projects_a_growing_index_once_it_is_large_and_agai
 
 def test_the_service_refits_on_a_thread_of_its_own_and_adopts_what_was_added_meanwhile_but_not_a_forget(
     embedded: Path, fixtures_home: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch,
-    small_projection: None,
+    small_projection: None, caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
     with Memory(_copy(embedded, tmp_path)) as memory:
         index = memory.vector_index()
         work = quiet_idle_work(memory)
-        gate = threading.Event()
-        fit = vector_index._fit_basis
-        monkeypatch.setattr(vector_index, "_fit_basis", lambda *args: gate.wait(60) and fit(*args))
+        gate = threading.Event()  # holds the build once it has read the store, before it adds what it read
+        add_to = vector_index._add_to
+
+        def held(index: object, vectors: np.ndarray, labels: np.ndarray, threads: int = -1) -> None:
+            if threads == 1:  # (the service's build; adopt and add use every core)
+                assert gate.wait(60)
+            add_to(index, vectors, labels, threads)
+
+        monkeypatch.setattr(vector_index, "_add_to", held)
 
         def refitted() -> bool:
             for _ in range(600):
@@ -447,7 +453,7 @@ def test_the_service_refits_on_a_thread_of_its_own_and_adopts_what_was_added_mea
         work.step()
         assert work._refit is not None and not index.refit_due()  # building (held at the gate); one at a time
         assert index.build_refit(memory.con) is None
-        # Meanwhile a new prompt is stored and embedded into the index in use ...
+        # Meanwhile (after the build read the store) a new prompt is stored and embedded into the index in use ...
         line = {"type": "user", "uuid": "new-1", "sessionId": "new", "cwd": "/x", "timestamp": "2026-06-01T00:00:00Z",
                 "message": {"role": "user", "content": "a brand new prompt about quokka migrations"}}  # fmt: skip
         home = tmp_path / "home"
@@ -470,7 +476,10 @@ def test_the_service_refits_on_a_thread_of_its_own_and_adopts_what_was_added_mea
         session = own_fixtures.GREETING
         memory.forget(ForgetSelector(session_id=session))
         gate.set()
-        assert refitted() and index.fitted_at == fitted  # the index in use stayed
+        # The index in use stayed: adopt refused the new one, or the build itself gave up (the forget rewrote the
+        # store's file under its cursor; its one warning then says so).
+        assert refitted() and index.fitted_at == fitted
+        assert caplog.text.count("could not be rebuilt") <= 1
         hits, _ = memory.search("output a salutation", EventFilters(session_id=session), 5, mode="semantic")
         assert hits == []
-        assert not index.refit_due() or work._refit_after > time.monotonic()  # and a new try waits
+        assert work._refit_after > time.monotonic()  # and a new try waits

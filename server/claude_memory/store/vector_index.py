@@ -24,8 +24,9 @@ at a million), and projected they take 40 % of it (69 MB instead of 176 at 110k)
 finds candidates: :data:`RESCORE` times as many as asked are scored again from the copy, in every dimension, and the
 best returned. Of the exact top 40 of 100 queries at 110k chunks (``bench/bench_projection.py``), the projected index
 finds 99.8 % (the full one 98.9 %), and 62 % for questions from another domain (58.8 %: their cosines are flat). The
-basis is fitted again each time the store has doubled since the last fit, on the embedding worker's thread, the old
-index serving until the new one is built.
+basis is fitted again each time the store has doubled since the last fit: :meth:`VectorIndex.build_refit` builds the
+new index (in the service, on a thread of its own: :mod:`claude_memory.service.idle`) while the old one serves and
+grows, and :meth:`VectorIndex.adopt` swaps it in on the thread that adds to the index.
 """
 
 from __future__ import annotations
