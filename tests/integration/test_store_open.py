@@ -84,7 +84,7 @@ def test_a_store_another_process_holds_is_busy_not_damaged(tmp_path: Path, holde
     db.connect(data).close()
 
 
-def test_a_long_query_draws_no_progress_bar_on_stdout(tmp_path: Path) -> None:
+def test_every_connection_and_cursor_has_duckdbs_progress_bar_off(tmp_path: Path) -> None:
     """DuckDB draws one on stdout, terminal or not, for a query that runs over 2 s: in `--json` output or a protocol
     on stdout it would be garbage. Every connection the store opens, and its cursors, have it off."""
     con = db.connect(tmp_path / "data")
