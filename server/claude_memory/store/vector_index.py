@@ -84,8 +84,10 @@ class VectorIndex:
         self._basis: npt.NDArray[np.float32] | None = None  # (dimensions, PROJECTED_DIM), once projected
         self.fitted_at = 0  # live vectors when the basis was fitted
         self._reshaped = False  # the index changed dimensions since it was saved (see save)
-        self._swap = threading.Lock()  # a refit replaces the index and its basis together (searches go on meanwhile)
-        self._forgotten_meanwhile: list[int] | None = None  # labels removed while a refit is built (None: none is)
+        # Labels removed while a refit is built (None: none is). The one state a refit's own thread shares with the
+        # thread that adds to, removes from and searches the index (the service's worker), hence the lock.
+        self._forgotten_meanwhile: list[int] | None = None
+        self._building = threading.Lock()
         self.max_label = -1
         self.deleted = 0
         self.rebuilt = False  # set when load() had to rebuild: the caller may report it
@@ -193,7 +195,7 @@ class VectorIndex:
         cores: by default one, leaving the other to the service); None if the model's vectors are too short to project
         or another is being built. Hand the result to :meth:`adopt`."""
         live = self.live_count
-        with self._swap:
+        with self._building:
             if self._forgotten_meanwhile is not None:
                 return None  # another is being built
             self._forgotten_meanwhile = []
@@ -211,7 +213,7 @@ class VectorIndex:
             return refit
         finally:
             if refit is None:  # nothing to adopt: stop collecting forgotten labels
-                with self._swap:
+                with self._building:
                     self._forgotten_meanwhile = None
 
     def adopt(self, refit: Refit, con: duckdb.DuckDBPyConnection) -> bool:
@@ -219,19 +221,18 @@ class VectorIndex:
         added, and it is saved. False (and nothing changes) if anything was forgotten meanwhile (the new index would
         keep the bytes of what a forget removed from this one) or if it does not hold what the store holds."""
         try:
-            with self._swap:
+            with self._building:  # (the build is over: only this thread, the one that removes, changes it now)
                 if self._forgotten_meanwhile:
                     return False
             for labels, vectors in _stored(con, f"c.label > {refit.max_label}", self.table):
                 _add_to(refit.index, _projected(vectors, refit.basis), labels)
             row = con.execute(f"SELECT count(*) FROM {self.table}").fetchone()
-            with self._swap:
-                if self._forgotten_meanwhile or refit.index.get_current_count() != (int(row[0]) if row else 0):
-                    return False
-                self._index, self._basis, self.fitted_at, self.deleted = refit.index, refit.basis, refit.live, 0
-                self.max_label = max(self.max_label, refit.max_label)
+            if refit.index.get_current_count() != (int(row[0]) if row else 0):
+                return False
+            self._index, self._basis, self.fitted_at, self.deleted = refit.index, refit.basis, refit.live, 0
+            self.max_label = max(self.max_label, refit.max_label)
         finally:
-            with self._swap:
+            with self._building:
                 self._forgotten_meanwhile = None
         self._reshaped = True
         self.save()
@@ -272,15 +273,15 @@ class VectorIndex:
         """Forget: these labels never come back in results."""
         if self._index is None:
             return
-        with self._swap:
+        with self._building:
             if self._forgotten_meanwhile is not None:
                 self._forgotten_meanwhile.extend(labels)
-            for label in labels:
-                try:
-                    self._index.mark_deleted(label)
-                    self.deleted += 1
-                except RuntimeError:
-                    pass  # not in the index (never added, or already deleted)
+        for label in labels:
+            try:
+                self._index.mark_deleted(label)
+                self.deleted += 1
+            except RuntimeError:
+                pass  # not in the index (never added, or already deleted)
         if self._copy is not None:
             rows = np.asarray([label for label in labels if 0 <= label < len(self._copy)], dtype=np.int64)
             self._copy[rows] = 0  # a zero row is no vector
@@ -292,16 +293,15 @@ class VectorIndex:
     def search(self, vector: npt.NDArray[np.float32], k: int) -> tuple[Labels, Scores]:
         """Labels and cosine similarities of the ``k`` nearest live vectors, best first (from a projected index:
         :data:`RESCORE` times as many candidates, scored from the copy)."""
-        with self._swap:
-            index, basis, live = self._index, self._basis, self.live_count
+        live = self.live_count
         k = min(k, live)
-        if k <= 0 or index is None:
+        if k <= 0 or self._index is None:
             return np.empty(0, dtype=np.int64), np.empty(0)
-        if basis is None:
-            labels, distances = index.knn_query(vector.reshape(1, -1), k=k)
+        if self._basis is None:
+            labels, distances = self._index.knn_query(vector.reshape(1, -1), k=k)
             return labels[0].astype(np.int64), 1.0 - distances[0].astype(np.float64)
         asked = min(max(k, min(k * RESCORE, RESCORE_MAX)), live)
-        found, _ = index.knn_query(_projected(vector.reshape(1, -1), basis), k=asked)
+        found, _ = self._index.knn_query(_projected(vector.reshape(1, -1), self._basis), k=asked)
         labels = found[0].astype(np.int64)
         scores = self.cosines(labels, (vector / (np.linalg.norm(vector) or 1.0)).astype(np.float32))
         best = np.argsort(-scores, kind="stable")[:k]
@@ -360,9 +360,7 @@ class VectorIndex:
         if self._basis is not None:
             meta["basis"] = {"shape": list(self._basis.shape), "crc32": zlib.crc32(self._basis.tobytes()),
                              "fitted_at": self.fitted_at}  # fmt: skip
-        temp_meta = self.meta_path.with_name(self.meta_path.name + ".tmp")
-        temp_meta.write_text(json.dumps(meta))
-        os.replace(temp_meta, self.meta_path)
+        _write_atomically(self.meta_path, json.dumps(meta).encode())
 
     def _open_copy(self, copied: int) -> int:
         """Map the vector copy; returns the highest label it holds (-1: none, e.g. it is missing). Rows past
