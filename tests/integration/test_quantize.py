@@ -12,7 +12,7 @@ import pytest
 
 from claude_memory.store import model_files
 from claude_memory.store.embedder import Embedder
-from claude_memory.store.quantize import quantize_int8
+from claude_memory.store.quantize import ALIGNMENT, TABLES_FILE, quantize_int8
 from support.shared_data import embedding_model
 
 TEXTS = [
@@ -62,3 +62,32 @@ def test_a_managed_model_gets_its_int8_copy_once_and_a_float32_store_keeps_float
     assert model_files.make_int8(data, name, float_folder) == made  # not made again
     assert (made / "model.onnx").stat().st_mtime_ns == stamp
     assert not list(made.parent.glob(".download-*"))
+
+
+def test_the_int8_copy_keeps_its_word_table_beside_it_and_embeds_the_same(float_folder: Path, tmp_path: Path) -> None:
+    """The lookup table ONNX Runtime maps from disk: out of model.onnx, aligned, and the same vectors as with
+    the table inside the model (the copy loads ~45 MB smaller: bench/bench_footprint.py)."""
+    data = tmp_path / "data"
+    name = "sentence-transformers/all-MiniLM-L6-v2"
+    made = model_files.make_int8(data, name, float_folder)
+    model = onnx.load(str(made / "model.onnx"), load_external_data=False)
+    outside = [t for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL]
+    assert [t.name for t in outside] == ["m.embeddings.word_embeddings.weight"]
+    info = {e.key: e.value for e in outside[0].external_data}
+    assert info["location"] == TABLES_FILE and int(info.get("offset", 0)) % ALIGNMENT == 0
+    assert (made / TABLES_FILE).stat().st_size == int(info["length"]) > 40_000_000
+    assert (made / "model.onnx").stat().st_size < 20_000_000
+    inline = tmp_path / "inline"
+    inline.mkdir()
+    for item in made.iterdir():
+        if item.name not in ("model.onnx", TABLES_FILE):
+            (inline / item.name).write_bytes(item.read_bytes())
+    onnx.save_model(onnx.load(str(made / "model.onnx")), str(inline / "model.onnx"))  # the table back inside
+    assert not (inline / TABLES_FILE).exists()
+    assert np.array_equal(Embedder(made).embed(TEXTS), Embedder(inline).embed(TEXTS))
+    # what the store records covers the table too
+    before = model_files.fingerprint(made, name)
+    with (made / TABLES_FILE).open("r+b") as table:
+        table.seek(1_000)
+        table.write(b"\x01")
+    assert model_files.fingerprint(made, name) != before

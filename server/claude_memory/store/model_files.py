@@ -210,8 +210,14 @@ def model_file(name: str) -> str:
 
 
 def fingerprint(folder: Path, name: str) -> str:
-    """sha256 of the folder's model file (what the vectors were made with)."""
-    return _sha256(folder / model_file(name))
+    """sha256 of the folder's model file (what the vectors were made with), and of the lookup tables kept
+    beside it when there are (an int8 copy's, :data:`claude_memory.store.quantize.TABLES_FILE`)."""
+    from claude_memory.store.quantize import TABLES_FILE
+
+    model, tables = folder / model_file(name), folder / TABLES_FILE
+    if not tables.exists():
+        return _sha256(model)
+    return hashlib.sha256(f"{_sha256(model)} {_sha256(tables)}".encode()).hexdigest()
 
 
 # ---------------------------------------------------------------------- internals
