@@ -4,7 +4,8 @@
 
 In a fresh process, as the service loads them: the interpreter and the libraries, the store opened, the first
 keyword search (the event map and the BM25 postings), the embedding model (one query embedded), the vector index,
-20 hybrid searches (the vector copy's pages read), then freed heap handed back (store/heap.py). Each line: VmRSS,
+20 hybrid searches (the vector copy's pages read), then what a quiet service hands back every half minute
+(``Memory.release_memory``: DuckDB's cache of the store past its bound, and the freed heap). Each line: VmRSS,
 anonymous and file-backed RSS, and the peak so far (VmHWM). ``--int8 DIR`` also loads the float32 model (the
 store's) and the int8 copy in DIR in two more fresh processes, each embedding the same 200 chunks: what the
 model costs at each precision. The store is opened read-only (nothing is written).
@@ -19,6 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from claude_memory.service.memory import Memory
+from claude_memory.store import queries
 from claude_memory.store.embedder import MODEL_PATH_ENV
 from common import OUT, machine
 
@@ -39,7 +42,6 @@ def status():
 stages = [("interpreter", status())]
 from claude_memory.core.filters import EventFilters
 from claude_memory.service.memory import Memory
-from claude_memory.store.heap import release_freed_memory
 stages.append(("libraries imported", status()))
 memory = Memory(Path(sys.argv[1]), read_only=True)
 stages.append(("store opened", status()))
@@ -56,8 +58,8 @@ for text in words[:20]:
     query = " ".join(rng.sample(text.split(), min(5, len(text.split())))) or "error"
     memory.search(query, EventFilters(), 10, "hybrid")
 stages.append(("20 hybrid searches", status()))
-release_freed_memory()
-stages.append(("freed heap handed back", status()))
+memory.release_memory()
+stages.append(("memory handed back (a quiet service's)", status()))
 print(json.dumps(stages))
 """
 
@@ -96,13 +98,14 @@ def main() -> None:
     parser.add_argument("--store", type=Path, default=OUT / "store-100000-seed1-embedded")
     parser.add_argument("--int8", type=Path, help="an int8 model folder to compare with the store's float32 model")
     args = parser.parse_args()
-    os.environ.setdefault(MODEL_PATH_ENV, str(SHARED_MODEL))  # (a store embedded before the model was recorded)
+    with Memory(args.store, read_only=True) as memory:
+        recorded = queries.recorded_model(memory.con)
+    if recorded is None or not recorded["path"]:  # (a store embedded before the model was recorded)
+        os.environ.setdefault(MODEL_PATH_ENV, str(SHARED_MODEL))
     stages = run(STAGES, str(args.store))
     result: dict[str, object] = {"benchmark": "memory footprint by part", "machine": machine(),
                                  "store": str(args.store), "stages": stages}  # fmt: skip
     if args.int8:
-        from claude_memory.service.memory import Memory
-
         with Memory(args.store, read_only=True) as memory:
             assert memory.model_ready(), memory.embedder.reason
             float32 = memory.embedder.model_path

@@ -5,6 +5,10 @@
     nice -n 19 .venv/bin/python bench/bench_hybrid.py --build-only # embeds a copy of it, once (1-2 h on 2 cores)
     .venv/bin/python bench/bench_hybrid.py [--queries 300]
     .venv/bin/python bench/bench_hybrid.py --store bench/out/dev-eval/longmemeval-dev/store  # any embedded store
+    nice -n 19 .venv/bin/python bench/bench_hybrid.py --int8 --build-only  # ...-embedded-int8: the default model
+
+``--int8`` builds and measures bench/out/store-N-seedS-embedded-int8 instead, embedded with the int8 copy a new
+install makes of the model (``model_files.make_int8`` from ../shared's float32 model, into bench/out/int8-data).
 
 The embedded store (bench/out/store-100000-seed1-embedded) is a copy of bench_import.py's keyword
 store with every event embedded by the product's own pipeline (``Memory.embed_pending``: queue ->
@@ -43,6 +47,8 @@ from claude_memory.core.filters import EventFilters
 from claude_memory.service import search as search_module
 from claude_memory.service.memory import Memory
 from claude_memory.store import keyword as keyword_module
+from claude_memory.store import model_files
+from claude_memory.store.embedder import DEFAULT_MODEL as DEFAULT_NAME
 from claude_memory.store.embedder import MODEL_PATH_ENV
 from common import BENCH, OUT, corpus_queries, machine, percentile
 
@@ -59,10 +65,10 @@ def log(message: str) -> None:
 # ---------------------------------------------------------------------- the embedded store
 
 
-def build_embedded(events: int, seed: int) -> Path:
-    """bench/out/store-N-seedS-embedded: the keyword store copied, then embedded by the product."""
+def build_embedded(events: int, seed: int, suffix: str = "") -> Path:
+    """bench/out/store-N-seedS-embedded[suffix]: the keyword store copied, then embedded by the product."""
     source = OUT / f"store-{events}-seed{seed}"
-    target = OUT / f"store-{events}-seed{seed}-embedded"
+    target = OUT / f"store-{events}-seed{seed}-embedded{suffix}"
     if (target / MARKER).exists():
         return target
     if not target.exists():
@@ -301,10 +307,13 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--build-only", action="store_true", help="build the embedded store, measure nothing")
     parser.add_argument("--store", type=Path, help="measure this embedded data directory instead (e.g. dev_eval's)")
+    parser.add_argument("--int8", action="store_true", help="the store embedded with the int8 copy (the default)")
     args = parser.parse_args()
-    if not os.environ.get(MODEL_PATH_ENV) and (DEFAULT_MODEL / "model.onnx").exists():
+    if args.int8:
+        os.environ[MODEL_PATH_ENV] = str(model_files.make_int8(OUT / "int8-data", DEFAULT_NAME, DEFAULT_MODEL))
+    elif not os.environ.get(MODEL_PATH_ENV) and (DEFAULT_MODEL / "model.onnx").exists():
         os.environ[MODEL_PATH_ENV] = str(DEFAULT_MODEL)
-    data = args.store or build_embedded(args.events, args.seed)
+    data = args.store or build_embedded(args.events, args.seed, "-int8" if args.int8 else "")
     if args.build_only:
         return
     with Memory(data) as memory:

@@ -93,3 +93,36 @@ def test_every_connection_and_cursor_has_duckdbs_progress_bar_off(tmp_path: Path
             assert c.execute("SELECT current_setting('enable_progress_bar')").fetchall() == [(False,)]
     finally:
         con.close()
+
+
+def test_duckdbs_cache_of_the_store_is_handed_back_down_to_its_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """release_cache: blocks read from the file are evicted down to the bound once they pass it by half (the bound
+    lowered here to what a small store reaches), the memory limit is the default again, and queries still answer."""
+    monkeypatch.setattr(db, "CACHE_FLOOR", 3 << 20)  # (so trimmed past 4.5 MB)
+    assert db.cache_bound(0) == db.cache_bound(1_000) == 3 << 20  # a store's bound grows with its events
+    assert db.cache_bound(1_000_000) == 1_000_000 * db.CACHE_PER_EVENT > 3 << 20
+    data = tmp_path / "data"
+    con = db.connect(data)
+    limit = db.memory_limit(con)
+    con.execute("CREATE TABLE scratch AS SELECT range AS n, md5(range::VARCHAR) AS s FROM range(400000)")
+    con.close()
+    con = db.connect(data)  # (a new process: the cache holds only what it reads)
+    try:
+        assert not db.release_cache(con, limit)  # nothing read yet: under the bound, untouched
+        total = con.execute("SELECT sum(n), count(DISTINCT s) FROM scratch").fetchone()
+        held = db.cache_bytes(con)
+        assert held > 6 << 20, held
+        assert db.release_cache(con, limit)
+        assert db.cache_bytes(con) <= 3 << 20 < held
+        # the limit in force is the default again, not only its text: a query needing far more than the bound runs
+        assert con.execute("SELECT sum(n), count(DISTINCT s) FROM scratch").fetchone() == total
+        assert con.execute("SELECT count(DISTINCT md5(range::VARCHAR)) FROM range(3000000)").fetchone() == (3000000,)
+        put_back = db.memory_limit(con)
+        for _ in range(3):  # and what is put back does not drift down trim after trim
+            con.execute("SELECT sum(n), count(DISTINCT s) FROM scratch").fetchone()
+            assert db.release_cache(con, limit)
+        assert db.memory_limit(con) == put_back
+    finally:
+        con.close()

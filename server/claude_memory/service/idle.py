@@ -3,8 +3,8 @@
 the graduation worker every 5 minutes (:mod:`claude_memory.service.graduation`) and endless mode's consolidation
 when due (:mod:`claude_memory.service.endless`), embed a small batch (then a batch of a model switch,
 :mod:`claude_memory.service.model_switch`), save the vector index now and then and rebuild it in a new projection
-when it is due one (built on a thread of its own), count the memories the hooks injected as used, and stop once its
-own code changed on disk.
+when it is due one (built on a thread of its own), count the memories the hooks injected as used, hand back memory
+it no longer needs every half minute, and stop once its own code changed on disk.
 
 Runs in the worker thread (the worker's idle callback), except :meth:`IdleWork.count_uses` and
 :meth:`IdleWork.saw_request`, which any thread may call.
@@ -36,6 +36,7 @@ QUIET_SECONDS = 1.0
 # and otherwise every this many seconds (retries after backoff): an idle service does not poll the store.
 EMBED_RECHECK_SECONDS = 30.0
 SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if a crash loses it
+RELEASE_EVERY = 30.0  # seconds: how often a quiet service hands back memory it no longer uses (Memory.release_memory)
 REFIT_RETRY_SECONDS = 600.0  # after a refit of the vector index that failed or could not be adopted
 # A service whose code changed on disk (an upgrade) stops, to be started anew on demand: it looks every this
 # many seconds, and stops only when nothing is queued and no request came for as long.
@@ -79,6 +80,7 @@ class IdleWork:
         self.fetch_model: Callable[[], object] | None = None  # starts a download of a missing model (the host's)
         self._refit: tuple[threading.Thread, VectorIndex, list[Refit]] | None = None  # a vector index being rebuilt
         self._refit_after = 0.0  # monotonic time before which no refit starts (one just failed)
+        self._released = time.monotonic()  # when memory was last handed back
 
     def events_added(self) -> None:
         """New events were stored (an import, a capture): embed them, and fold any task calls among them."""
@@ -132,6 +134,9 @@ class IdleWork:
             memory.graduation.run()
         if quiet:
             self.flush_uses()  # (before the model's turn: without a model the uses were written only every 5 minutes)
+            if now - self._released >= RELEASE_EVERY and self._refit is None:  # (a refit's build queries beside us)
+                self._released = now
+                memory.release_memory()
         if not memory.model_ready():  # a download (on its own thread) brings it, unless not allowed
             if self.fetch_model is not None and memory.embedder.fetchable:
                 self.fetch_model()

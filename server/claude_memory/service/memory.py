@@ -47,6 +47,7 @@ from claude_memory.service.tasks import TaskProjector
 from claude_memory.store import db, edits, files, forget, health, learning, ledger, model_files, queries
 from claude_memory.store.embedder import DEFAULT_MODEL, Embedder
 from claude_memory.store.eventmap import EventMap
+from claude_memory.store.heap import release_freed_memory
 from claude_memory.store.learning import Use
 from claude_memory.store.ledger import ForgetLedger
 from claude_memory.store.postings import PostingsIndex, idf
@@ -83,6 +84,7 @@ class Memory:
             patterns = ", ".join(repr(p) for p in self.privacy.invalid_patterns)
             self.warnings.append(f"Ignoring custom privacy patterns that are not valid regular expressions: {patterns}")
         self.con = db.connect(data_dir, read_only=read_only)
+        self._memory_limit = db.memory_limit(self.con)  # DuckDB's, put back after its cache is trimmed
         self.changes = Changes()  # this process's writes: search re-reads the store only after one
         self.ledger = ForgetLedger(data_dir)
         if not read_only:
@@ -118,6 +120,14 @@ class Memory:
             offline=self.settings.is_offline,
             int8=self.settings.embedding_int8,
         )
+
+    def release_memory(self) -> bool:
+        """Hand memory this process no longer needs back to the system: DuckDB's cached blocks past a bound and
+        the freed heap (after loads, imports, a rebuilt index). A few milliseconds; only where no other thread
+        queries the store (the service's worker when quiet). True if DuckDB's cache was trimmed."""
+        trimmed = db.release_cache(self.con, self._memory_limit)
+        release_freed_memory()
+        return trimmed
 
     def close(self) -> None:
         if self._pool is not None:

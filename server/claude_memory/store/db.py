@@ -31,6 +31,13 @@ __all__ = [
 
 DB_FILE = locations.DB_FILE
 LOW_DISK = 64 << 20  # bytes free below which a failed write is the disk's fault, not the file's
+# DuckDB keeps every block it read from the store (up to 80 % of the machine's memory): after the service loaded its
+# maps they held 52 MB at 100k events and 595 MB at a million, and searches kept adding the text blocks of their hits
+# (710 MB after 200 at a million). ``release_cache`` brings the cache back to CACHE_FLOOR or CACHE_PER_EVENT bytes
+# per stored event, whichever is larger, once it holds half as much again. At a million events 256 MB kept the
+# searches as fast as the whole cache did (47 MB made them ~10 ms slower for a while); at 100k, 32 MB.
+CACHE_FLOOR = 32 << 20
+CACHE_PER_EVENT = 256
 
 
 class StoreError(Exception):
@@ -121,6 +128,44 @@ def _open(db_path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
             con.execute("SET enable_progress_bar = false")
             return con
     raise AssertionError("unreachable")
+
+
+def cache_bytes(con: duckdb.DuckDBPyConnection) -> int:
+    """Memory DuckDB holds for the store: cached blocks of the file, its indexes, what queries hold."""
+    row = con.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchone()
+    return int(row[0] or 0) if row else 0
+
+
+def memory_limit(con: duckdb.DuckDBPyConnection) -> str:
+    """DuckDB's memory limit as it reports it ("18.8 GiB"): what :func:`release_cache` puts back."""
+    row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    return str(row[0]) if row else ""
+
+
+def cache_bound(events: int) -> int:
+    """The bytes of DuckDB's cache :func:`release_cache` keeps for a store of ``events`` events."""
+    return max(CACHE_FLOOR, CACHE_PER_EVENT * events)
+
+
+def release_cache(con: duckdb.DuckDBPyConnection, limit: str) -> bool:
+    """Hand back DuckDB's cached blocks of the store (the OS caches the file anyway) when they hold half as much again
+    as the bound (``CACHE_FLOOR``, or ``CACHE_PER_EVENT`` per event): the memory limit is lowered to the bound for a
+    moment, which evicts the least recently used blocks, then set back to ``limit`` (the :func:`memory_limit` read
+    when the store was opened: DuckDB 1.5's RESET changes the setting's text but not the limit in force, and the
+    text read again each time would round it down a little more each time). True if it did. The limit is the
+    database's: call it when no other query may need memory (the service's worker, quiet); one that does meanwhile
+    may fail for lack of it. ~5 ms at 100k events."""
+    row = con.execute("SELECT count(*) FROM events").fetchone()
+    bound = cache_bound(int(row[0]) if row else 0)
+    if cache_bytes(con) <= bound * 3 // 2:
+        return False
+    try:
+        con.execute(f"SET memory_limit = '{bound}B'")
+    except duckdb.OutOfMemoryException:
+        pass  # more than that is in use: it evicted what it could
+    finally:
+        con.execute(f"SET memory_limit = {sql_string(limit)}")
+    return True
 
 
 def io_failure(exc: duckdb.IOException, data_dir: Path) -> StoreError:

@@ -1,0 +1,42 @@
+"""A quiet memory service hands back what it no longer needs (IdleWork → Memory.release_memory): DuckDB's cache of
+the store past its bound, every RELEASE_EVERY seconds, and not while a refit of the vector index queries beside it."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from claude_memory.service import idle
+from claude_memory.service.memory import Memory
+from claude_memory.store import db
+from support.idle_work import quiet_idle_work
+
+
+def test_a_quiet_service_trims_duckdbs_cache_every_half_minute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(db, "CACHE_FLOOR", 3 << 20)  # (so trimmed past 4.5 MB)
+    data = tmp_path / "data"
+    with Memory(data) as memory:
+        memory.con.execute("CREATE TABLE scratch AS SELECT range AS n, md5(range::VARCHAR) AS s FROM range(400000)")
+    clock = [1_000.0]
+    monkeypatch.setattr(idle.time, "monotonic", lambda: clock[0])
+    with Memory(data) as memory:
+        work = quiet_idle_work(memory)
+
+        def read() -> int:
+            memory.con.execute("SELECT count(DISTINCT s) FROM scratch").fetchone()
+            return db.cache_bytes(memory.con)
+
+        held = read()
+        assert held > 6 << 20
+        work.step()
+        assert db.cache_bytes(memory.con) >= held  # not yet: the last hand-back was less than RELEASE_EVERY ago
+        clock[0] += idle.RELEASE_EVERY
+        work._refit = (threading.Thread(target=lambda: None), memory.vector_index(), [])  # a refit building
+        work.step()
+        assert db.cache_bytes(memory.con) >= held
+        work._refit = None
+        work.step()
+        assert db.cache_bytes(memory.con) <= 3 << 20
+        assert read() > 6 << 20  # the next read fills it again: the limit is the default again
