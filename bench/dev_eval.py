@@ -43,6 +43,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,12 @@ def benches(work: Path, wanted: list[str]) -> list[Bench]:
     return out
 
 
+def asked_at(question_date: str) -> str:
+    """LongMemEval's question date ('2023/05/20 (Sat) 02:21', UTC like its transcripts) as ISO-8601."""
+    plain = re.sub(r"\s*\([^)]*\)\s*", " ", question_date.strip())
+    return datetime.strptime(plain, "%Y/%m/%d %H:%M").replace(tzinfo=UTC).isoformat()
+
+
 def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
@@ -156,7 +163,10 @@ class Hit:
 def search_all(bench: Bench, store: Path, mode: str, env: dict[str, str]) -> tuple[list[list[Hit]], dict[str, Any]]:
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
         for q in bench.qrels:
-            fh.write(json.dumps({"query": q["question"], "project": q["project"], "limit": LIMIT}) + "\n")
+            line = {"query": q["question"], "project": q["project"], "limit": LIMIT}
+            if q.get("question_date"):  # LongMemEval's questions are dated: "a week ago" counts from then
+                line["as_of"] = asked_at(q["question_date"])
+            fh.write(json.dumps(line) + "\n")
         batch = Path(fh.name)
     started = time.perf_counter()
     try:

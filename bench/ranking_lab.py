@@ -18,6 +18,7 @@ import json
 import sys
 import time
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from claude_memory.core.filters import EventFilters
 from claude_memory.core.ranking import HYBRID, KEYWORD, Weights
 from claude_memory.service.memory import Memory
 from claude_memory.service.search import Retrieval, search
+from dev_eval import asked_at
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "bench"
@@ -61,10 +63,11 @@ def locomo_questions() -> list[dict[str, Any]]:
 def lme_questions(qrels: Path) -> list[dict[str, Any]]:
     rows = [json.loads(line) for line in qrels.read_text().splitlines() if line.strip()]
     return [
-        {"query": q["question"], "project": q["project"], "evidence": set(q["evidence_uuids"]), "cat": q["category"]}
+        {"query": q["question"], "project": q["project"], "evidence": set(q["evidence_uuids"]), "cat": q["category"],
+         "as_of": datetime.fromisoformat(asked_at(q["question_date"])) if q.get("question_date") else None}
         for q in rows
         if q["evidence_uuids"]
-    ]
+    ]  # fmt: skip
 
 
 def run(memory: Memory, questions: list[dict[str, Any]], weights: Weights, mode: str) -> dict[str, float]:
@@ -73,7 +76,8 @@ def run(memory: Memory, questions: list[dict[str, Any]], weights: Weights, mode:
     started = time.perf_counter()
     for q in questions:
         found = retrieval(memory, weights, mode)
-        hits, _ = search(memory.con, found, q["query"], EventFilters(project=q["project"]), 10, mode)
+        filters = EventFilters(project=q["project"])
+        hits, _ = search(memory.con, found, q["query"], filters, 10, mode, as_of=q.get("as_of"))
         uuids = [uuid_of.get(h.event.id) for h in hits]
         ev = q["evidence"]
         r5 += len(ev & set(uuids[:5])) / len(ev)

@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +137,28 @@ def test_batch_search_show_and_forget_by_citation(imported: Path, tmp_path: Path
     assert gone == {"forgotten": 1}
     missing = cli(imported, "show", citation)
     assert missing.returncode == 4 and "No memory" in missing.stderr
+
+
+def test_batch_search_counts_relative_dates_from_each_lines_as_of(imported: Path, tmp_path: Path, cli: Cli) -> None:
+    """A dated question ("as_of") gets its relative date as a time window from that day; without one, from now; a
+    line whose as_of is not a time gets an error of its own."""
+    batch = tmp_path / "dated.jsonl"
+    batch.write_text(
+        f'{{"query": "what did we {fx.TOPIC} yesterday", "as_of": "2026-03-02T10:00:00Z"}}\n'
+        f'{{"query": "what did we {fx.TOPIC} a week ago"}}\n'
+        f'{{"query": "{fx.TOPIC}", "as_of": "last week"}}\n'
+    )
+    days = {(datetime.now(UTC) - timedelta(days=9)).date().isoformat()}  # a week ago, less its 2 days of slack
+    run = cli(imported, "search", "--batch", str(batch))
+    days.add((datetime.now(UTC) - timedelta(days=9)).date().isoformat())  # (the run may cross midnight)
+    assert run.returncode == 0, run.stderr
+    dated, undated, bad = (json.loads(line) for line in run.stdout.splitlines())
+    window = dated["meta"]["time_window"]
+    assert (
+        window["text"] == "yesterday"
+        and window["start"].startswith("2026-02-28")
+        and window["end"].startswith("2026-03-03")
+    )
+    assert undated["meta"]["time_window"]["text"] == "a week ago"
+    assert undated["meta"]["time_window"]["start"][:10] in days
+    assert "line 3" in bad["error"] and "as_of" in bad["error"]

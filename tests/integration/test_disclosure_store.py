@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +72,10 @@ def _set_confidence(memory: Memory, monkeypatch: pytest.MonkeyPatch, by_rank: di
     real = memory.search
     calls: list[int] = []
 
-    def search(query: str, filters: EventFilters, limit: int, mode: str = "hybrid") -> tuple[list[SearchHit], Any]:
-        hits, meta = real(query, filters, limit, mode)
+    def search(
+        query: str, filters: EventFilters, limit: int, mode: str = "hybrid", as_of: datetime | None = None
+    ) -> tuple[list[SearchHit], Any]:
+        hits, meta = real(query, filters, limit, mode, as_of)
         calls.append(len(hits))
         for rank, hit in enumerate(hits, start=1):
             hit.confidence = by_rank.get(rank, NONE)
@@ -270,9 +273,11 @@ def test_cached_layers_see_newly_imported_events(
     calls: list[str] = []
     real = memory.search
 
-    def counting(query: str, filters: EventFilters, limit: int, mode: str = "hybrid") -> Any:
+    def counting(
+        query: str, filters: EventFilters, limit: int, mode: str = "hybrid", as_of: datetime | None = None
+    ) -> Any:
         calls.append(query)
-        return real(query, filters, limit, mode)
+        return real(query, filters, limit, mode, as_of)
 
     monkeypatch.setattr(memory, "search", counting)
     assert memory.index("quokka", EventFilters(), 5, "keyword").entries == ()

@@ -384,6 +384,36 @@ def test_no_window_without_an_absolute_date(query: str) -> None:
     assert find_window(query) is None
 
 
+ASKED = datetime(2023, 3, 20, 11, 50, tzinfo=UTC)  # a Monday
+
+
+@pytest.mark.parametrize(
+    ("query", "start", "end"),
+    [
+        ("what did we do yesterday", "2023-03-18", "2023-03-21"),
+        ("the bug from the day before yesterday", "2023-03-17", "2023-03-20"),
+        ("What was the social media activity I participated 5 days ago?", "2023-03-14", "2023-03-17"),
+        ("a couple of days ago we changed the schema", "2023-03-17", "2023-03-20"),
+        ("Which book did I finish a week ago?", "2023-03-11", "2023-03-16"),  # ±2 days
+        ("What gardening-related activity did I do two weeks ago?", "2023-03-04", "2023-03-09"),
+        ("What charity event did I participate in a month ago?", "2023-02-11", "2023-02-26"),  # ±7 days
+        ("Who did I meet with during the lunch last Tuesday?", "2023-03-13", "2023-03-16"),
+        ("what did we deploy last Monday", "2023-03-12", "2023-03-15"),  # not today, a week before
+        ("the three sports events during the past month", "2023-02-17", "2023-03-21"),
+        ("the deploy of 2024-02-29, a week ago", "2024-02-28", "2024-03-02"),  # an absolute date wins
+    ],
+)
+def test_relative_dates_count_from_when_the_question_is_asked(query: str, start: str, end: str) -> None:
+    window = find_window(query, ASKED)
+    assert window is not None
+    assert (window.start.date().isoformat(), window.end.date().isoformat()) == (start, end)
+
+
+@pytest.mark.parametrize("query", ["a few ago", "I never said that a week", "days ago", "the last test failed"])
+def test_no_relative_window_without_a_relative_date(query: str) -> None:
+    assert find_window(query, ASKED) is None
+
+
 def ranked_with(coverage: float, cosine: float) -> Ranked:
     return Ranked(1, 1.0, {"coverage": coverage, "cosine": cosine})
 

@@ -87,6 +87,7 @@ class BatchQuery(BaseModel):
     query: str = Field(min_length=1)
     project: str | None = None
     limit: int | None = Field(default=None, ge=1, le=1000)
+    as_of: datetime | None = None  # when the question is asked: relative dates in it count from then
 
 
 class _State:
@@ -413,7 +414,7 @@ def search(
         Path | None,
         typer.Option(
             "--batch",
-            help='JSON lines of {"query", "project", "limit"} (- for stdin); prints one JSON result line each.',
+            help='JSON lines of {"query", "project", "limit", "as_of"} (- for stdin); one JSON result line for each.',
         ),
     ] = None,
     smart: Annotated[
@@ -517,6 +518,8 @@ def _search_batch(transport: Transport, source: Path, defaults: dict[str, Any], 
                 params["project"] = normalise_project_arg(request.project)
             if request.limit:
                 params["limit"] = request.limit
+            if request.as_of is not None:
+                params["as_of"] = request.as_of.isoformat()
             if budget is not None:
                 data = transport.call("smart_search", {**params, "budget": budget, "via": "cli"})
                 data.pop("text")

@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -178,8 +178,10 @@ class Memory:
     # ------------------------------------------------------------------ queries
 
     def search(
-        self, query: str, filters: EventFilters, limit: int, mode: str = "hybrid"
+        self, query: str, filters: EventFilters, limit: int, mode: str = "hybrid", as_of: datetime | None = None
     ) -> tuple[list[SearchHit], dict[str, Any]]:
+        """Ranked hits and what the search did (``meta``). Relative dates in the query count from ``as_of`` (the time
+        the question is asked), else from now."""
         retrieval = Retrieval(self.tokenizer, events=self._events, postings=self._postings, changes=self.changes.count)
         if mode != "keyword":
             if self.model_ready():
@@ -189,7 +191,7 @@ class Memory:
                 retrieval.pool = self._pool
             else:
                 retrieval.unavailable = self.embedder.reason
-        return search(self.con, retrieval, query, filters, limit, mode)
+        return search(self.con, retrieval, query, filters, limit, mode, as_of=as_of)
 
     def rarest_idf(self) -> float:
         """The idf of a word found in one event only, in the postings the last search used (0 before any):
@@ -382,13 +384,17 @@ class Memory:
         current = generation if generation is not None else queries.generation(self.con)
         return self.layer_cache.get(current, layer, key, compute)
 
-    def index(self, query: str, filters: EventFilters, limit: int = 10, mode: str = "hybrid") -> SearchIndex:
+    def index(
+        self, query: str, filters: EventFilters, limit: int = 10, mode: str = "hybrid", as_of: datetime | None = None
+    ) -> SearchIndex:
         """Layer 1: one entry per hit (citation, one-line summary, score, confidence, type, time, session,
-        project) and the layer's token estimate. Cached until the store changes."""
+        project) and the layer's token estimate. Cached until the store changes (or, for relative dates counted
+        from now, the day does)."""
+        asked = as_of or datetime.now(UTC).date()
         return self.cached(
             "index",
-            (query, filters, limit, mode),
-            lambda: disclosure.search_index(*self.search(query, filters, limit, mode)),
+            (query, filters, limit, mode, asked),
+            lambda: disclosure.search_index(*self.search(query, filters, limit, mode, as_of)),
         )
 
     def timeline(self, refs: Sequence[str], *, before: int = DEFAULT_WINDOW, after: int = DEFAULT_WINDOW) -> Timeline:
@@ -431,12 +437,13 @@ class Memory:
         *,
         budget: int = DEFAULT_BUDGET,
         via: str = "cli",
+        as_of: datetime | None = None,
     ) -> SmartSearch:
         """Layer 1 for the query, expanded within ``budget`` tokens by the rules of
         :func:`claude_memory.core.disclosure.pack`: high-confidence hits get details (layer 3, counted as a
         use of their citations), then suggested ones (and high ones whose details did not fit) a timeline
         window (layer 2, ±3 events); the rest stay index lines, and hits past the budget are left out."""
-        found = self.index(query, filters, limit, mode)
+        found = self.index(query, filters, limit, mode, as_of)
         generation = queries.generation(self.con)  # once: nothing below writes events
 
         def details_of(entry: IndexEntry) -> Details | None:

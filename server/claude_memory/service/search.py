@@ -9,6 +9,7 @@ import contextlib
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 import duckdb
@@ -135,9 +136,11 @@ def gather(
     limit: int,
     mode: str = "hybrid",
     scope: Scope | None = None,
+    as_of: datetime | None = None,
 ) -> Candidates:
     """Keyword and semantic candidates of ``query`` (per ``mode``) and every component ranking uses. If the
-    semantic part cannot run, keyword candidates still come back and ``degraded`` says why."""
+    semantic part cannot run, keyword candidates still come back and ``degraded`` says why. Relative dates in the
+    query ("yesterday", "a week ago") count from ``as_of``, else from now."""
     stems = retrieval.tokenizer.terms(query)
     degraded: str | None = None
     semantic_ok = retrieval.embedder is not None and retrieval.index is not None and retrieval.unavailable is None
@@ -196,7 +199,7 @@ def gather(
         facts.column({i: c for i, _, c in kw_hits}, 0.0),
         cosine,
         chunks,
-        find_window(query),
+        find_window(query, as_of or datetime.now(UTC)),
         asks_when(query),
         asks_about_user(query),
         len(sem),
@@ -214,11 +217,12 @@ def search(
     limit: int,
     mode: str = "hybrid",
     scope: Scope | None = None,
+    as_of: datetime | None = None,
 ) -> tuple[list[SearchHit], dict[str, Any]]:
     """Keyword, semantic or hybrid search (:func:`gather`), ranked by :func:`claude_memory.core.ranking.fuse`.
     If the semantic part cannot run, keyword results still come back and ``meta.degraded`` says why."""
     started = time.perf_counter()
-    found = gather(con, retrieval, query, filters, limit, mode, scope)
+    found = gather(con, retrieval, query, filters, limit, mode, scope, as_of)
     stems, window, degraded, partial = found.stems, found.window, found.degraded, found.partial
     fused = found.fuse()
     ranked = fused.top(limit + FOLD_SLACK)  # a few more, for the near-duplicates folded away

@@ -3,6 +3,7 @@ token budget (``smart_search``)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -19,6 +20,11 @@ class SearchParams(Filters):
     query: str = Field(min_length=1, max_length=100_000, description="Words to look for.")
     limit: int = Field(default=10, ge=1, le=1000, description="How many results.")
     mode: Mode = Field(default="hybrid", description="keyword (BM25), semantic (embeddings) or hybrid (both).")
+    as_of: datetime | None = Field(
+        default=None,
+        description="When the question is asked (ISO): relative dates in it ('yesterday', '3 days ago', 'last "
+        "Tuesday') count from this time instead of now.",
+    )
 
 
 class SmartSearchParams(SearchParams):
@@ -73,18 +79,18 @@ class SmartResult(Result):
 @operation("search", SearchParams, SearchResult)
 def search(engine: Engine, p: SearchParams, progress: Progress) -> dict[str, Any]:
     """Ranked hits with their snippet, source and score breakdown (the shape of ``search --json``)."""
-    hits, meta = engine.memory.search(p.query, p.filters(), p.limit, p.mode)
+    hits, meta = engine.memory.search(p.query, p.filters(), p.limit, p.mode, p.as_of)
     return {"results": [h.to_json() for h in hits], "meta": meta}
 
 
 @operation("index", SearchParams, IndexResult)
 def index(engine: Engine, p: SearchParams, progress: Progress) -> dict[str, Any]:
     """Layer 1: one line per hit (rank, citation, summary, score, confidence, tokens)."""
-    return engine.memory.index(p.query, p.filters(), p.limit, p.mode).to_json()
+    return engine.memory.index(p.query, p.filters(), p.limit, p.mode, p.as_of).to_json()
 
 
 @operation("smart_search", SmartSearchParams, SmartResult)
 def smart_search(engine: Engine, p: SmartSearchParams, progress: Progress) -> dict[str, Any]:
     """Layer 1 expanded within the budget (``search --smart --json``), plus the prompt-ready ``text``."""
-    found = engine.memory.smart_search(p.query, p.filters(), p.limit, p.mode, budget=p.budget, via=p.via)
+    found = engine.memory.smart_search(p.query, p.filters(), p.limit, p.mode, budget=p.budget, via=p.via, as_of=p.as_of)
     return {**found.to_json(), "text": found.text()}
