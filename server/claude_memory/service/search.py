@@ -140,7 +140,8 @@ def gather(
 ) -> Candidates:
     """Keyword and semantic candidates of ``query`` (per ``mode``) and every component ranking uses. If the
     semantic part cannot run, keyword candidates still come back and ``degraded`` says why. Relative dates in the
-    query ("yesterday", "a week ago") count from ``as_of``, else from now."""
+    query ("yesterday", "a week ago") count from ``as_of`` (a naive time is local, as on the command line), else
+    from now."""
     stems = retrieval.tokenizer.terms(query)
     degraded: str | None = None
     semantic_ok = retrieval.embedder is not None and retrieval.index is not None and retrieval.unavailable is None
@@ -199,7 +200,7 @@ def gather(
         facts.column({i: c for i, _, c in kw_hits}, 0.0),
         cosine,
         chunks,
-        find_window(query, as_of or datetime.now(UTC)),
+        find_window(query, as_of.astimezone(UTC) if as_of else datetime.now(UTC)),
         asks_when(query),
         asks_about_user(query),
         len(sem),
