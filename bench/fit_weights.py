@@ -73,9 +73,8 @@ def collect(memory: Memory, questions: list[dict[str, Any]], mode: str, weights:
     uuid_of = dict(memory.con.execute("SELECT id, source_uuid FROM events").fetchall())
     out = []
     for q in questions:
-        found = gather(
-            memory.con, retrieval(memory, weights, mode), q["query"], EventFilters(project=q["project"]), 10, mode
-        )
+        filters, as_of = EventFilters(project=q["project"]), q.get("as_of")  # (LongMemEval's questions are dated)
+        found = gather(memory.con, retrieval(memory, weights, mode), q["query"], filters, 10, mode, as_of=as_of)
         out.append(Question(found, q["evidence"], q["project"], [uuid_of.get(int(i)) for i in found.facts.ids]))
     return out
 
