@@ -179,10 +179,15 @@ def test_another_model_named_by_the_variable_is_not_used_with_the_stores_vectors
     work_only: Path, tmp_path: Path, int8_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = _copy(work_only, tmp_path)
+    meta = data / "vectors.hnsw.json"
+    index_before = meta.read_text()
     monkeypatch.setenv("CLAUDE_MEMORY_MODEL_PATH", str(int8_folder))
     with Memory(data) as memory:
         recorded = memory.model_status()["recorded"]["model_id"]
         assert not memory.model_ready()  # its vectors are the float32 model's
+        status = memory.embedding_status()  # (what `status` asks): the index is not opened under the other id
+        assert not status["available"] and status["index_live"] == 0 and status["vectors"] > 0
+        assert meta.read_text() == index_before
         _hits, meta = memory.search("output a salutation", EventFilters(project=WORK), 5, mode="hybrid")
         assert meta["mode"] == "keyword" and "model use" in str(meta)
         assert memory.model_status()["recorded"]["model_id"] == recorded  # not re-recorded

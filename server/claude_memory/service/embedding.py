@@ -77,6 +77,19 @@ def embed_events(con: duckdb.DuckDBPyConnection, embedder: Embedder, due: list[Q
     return EmbeddedBatch(chunks, list(todo), new_vectors, known)
 
 
+def queue_status(con: duckdb.DuckDBPyConnection, index: VectorIndex | None) -> QueueStatus:
+    """The embedding queue's counts, and the vectors ``index`` serves (0 without one: no model this process may
+    use with the store's vectors)."""
+    counts = embedding_queue.queue_counts(con)
+    return QueueStatus(
+        pending=counts.pending,
+        failed=counts.failed,
+        embedded_events=counts.embedded_events,
+        vectors=counts.vectors,
+        index_live=index.live_count if index is not None else 0,
+    )
+
+
 class EmbeddingWorker:
     def __init__(self, writer: EventWriter, embedder: Embedder, index: VectorIndex) -> None:
         self.writer = writer
@@ -88,14 +101,7 @@ class EmbeddingWorker:
         return self.writer.con
 
     def status(self) -> QueueStatus:
-        counts = embedding_queue.queue_counts(self.con)
-        return QueueStatus(
-            pending=counts.pending,
-            failed=counts.failed,
-            embedded_events=counts.embedded_events,
-            vectors=counts.vectors,
-            index_live=self.index.live_count,
-        )
+        return queue_status(self.con, self.index)
 
     def run(
         self,

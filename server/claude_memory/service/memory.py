@@ -34,7 +34,7 @@ from claude_memory.core.tokens import QueryTokenizer
 from claude_memory.service import disclosure
 from claude_memory.service.disclosure import LayerCache
 from claude_memory.service.discovery import Discovery, TranscriptFile, discover
-from claude_memory.service.embedding import EmbeddingWorker
+from claude_memory.service.embedding import EmbeddingWorker, queue_status
 from claude_memory.service.endless import Endless
 from claude_memory.service.graduation import Graduation
 from claude_memory.service.importer import Importer, ImportOptions, ImportReport, ProgressFn
@@ -291,14 +291,16 @@ class Memory:
 
     def embedding_status(self) -> dict[str, Any]:
         available = self.model_ready()
-        worker = EmbeddingWorker(self.writer, self.embedder, self.vector_index())
+        # (without a model this process may use, the index is not opened: opening it under another model's id would
+        # rebuild it from the store and save it under that id, for the next process to rebuild again)
+        queue = queue_status(self.writer.con, self.vector_index() if available else None)
         return {
             "model": self.embedder.model_id,
             "available": available,
             "reason": self.embedder.reason,
             "source": self.embedder.source,
             "path": str(self.embedder.model_path) if self.embedder.model_path else None,
-            **worker.status().to_json(),
+            **queue.to_json(),
         }
 
     def reindex(self) -> int:
