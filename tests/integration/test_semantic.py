@@ -15,7 +15,7 @@ import pytest
 from claude_memory.core.filters import EventFilters, ForgetSelector
 from claude_memory.service import memory as memory_module
 from claude_memory.service import semantic
-from claude_memory.service.embedding import EmbeddingWorker
+from claude_memory.service.embedding import EmbeddingWorker, queue_status
 from claude_memory.service.memory import Memory
 from claude_memory.service.semantic import semantic_candidates, similarities
 from claude_memory.store import vector_index
@@ -120,7 +120,7 @@ def test_failed_batches_back_off_and_a_crash_before_the_index_update_is_repaired
 
         monkeypatch.setattr(memory.embedder, "embed", broken)
         assert worker.run() == 0
-        status = worker.status()
+        status = queue_status(memory.con, worker.index)
         assert status.pending == _one(memory, "SELECT count(*) FROM events") and status.embedded_events == 0
         assert _one(memory, "SELECT min(attempts) FROM embed_queue") == 1
         assert _one(memory, "SELECT count(*) FROM embed_queue WHERE last_error LIKE 'RuntimeError%'") > 0

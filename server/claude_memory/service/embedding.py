@@ -100,9 +100,6 @@ class EmbeddingWorker:
     def con(self) -> duckdb.DuckDBPyConnection:
         return self.writer.con
 
-    def status(self) -> QueueStatus:
-        return queue_status(self.con, self.index)
-
     def run(
         self,
         progress: Callable[[int], None] | None = None,
