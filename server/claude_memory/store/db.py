@@ -155,9 +155,12 @@ def release_cache(con: duckdb.DuckDBPyConnection, limit: str) -> bool:
     text read again each time would round it down a little more each time). True if it did. The limit is the
     database's: call it when no other query may need memory (the service's worker, quiet); one that does meanwhile
     may fail for lack of it. ~5 ms at 100k events."""
+    held = cache_bytes(con)
+    if held <= CACHE_FLOOR * 3 // 2:
+        return False  # under any store's bound: the store is not asked how many events it holds
     row = con.execute("SELECT count(*) FROM events").fetchone()
     bound = cache_bound(int(row[0]) if row else 0)
-    if cache_bytes(con) <= bound * 3 // 2:
+    if held <= bound * 3 // 2:
         return False
     try:
         con.execute(f"SET memory_limit = '{bound}B'")
