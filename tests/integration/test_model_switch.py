@@ -120,8 +120,10 @@ def test_the_current_model_serves_until_the_switch_is_complete_then_every_vector
         assert status["available"] and status["model_id"] == new_id and status["recorded"]["model_id"] == new_id
         assert status["source"] == "recorded" and status["path"] == str(int8_folder) and status["switch"] is None
         assert not later.vector_index().rebuilt  # the switch's index was put in place, not rebuilt
+        hits, meta = later.search("output a salutation", EventFilters(project=WORK), 5, mode="semantic")
+        assert meta["mode"] == "semantic" and "greeting" in hits[0].event.text.lower()  # the new model's vectors
         hits, meta = later.search("output a salutation", EventFilters(project=WORK), 5, mode="hybrid")
-        assert meta["mode"] == "hybrid" and "greeting" in hits[0].event.text.lower()
+        assert meta["mode"] == "hybrid" and any("greeting" in hit.event.text.lower() for hit in hits[:2])
 
 
 def test_a_switch_stopped_half_way_resumes_where_it_was(work_only: Path, tmp_path: Path, int8_folder: Path) -> None:
