@@ -26,15 +26,46 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from claude_memory.client.connection import ServiceClient
 from claude_memory.service.memory import Memory
-from common import BENCH, OUT, machine, percentile, service_status
+from common import BENCH, OUT, machine, percentile, process_memory, service_status
 
 HOOK = BENCH.parent / "hooks" / "claude-memory-hook"
+
+
+class MemoryWatch:
+    """The service's resident memory sampled every 50 ms on a thread: for each stage of the run, the most it held
+    during the stage and what it held at its end (MB), so a peak is pinned on what caused it."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self._high = pid, 0
+        self.stages: list[dict[str, Any]] = []
+        self._lock, self._done = threading.Lock(), threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._done.wait(0.05):
+            rss = process_memory(self.pid).get("rss", 0)
+            with self._lock:
+                self._high = max(self._high, rss)
+
+    def stage(self, name: str) -> None:
+        now = process_memory(self.pid)
+        with self._lock:
+            high, self._high = max(self._high, now.get("rss", 0)), 0
+        self.stages.append({"stage": name, "max_rss_mb": high, "end_rss_mb": now.get("rss", 0),
+                            "anonymous_mb": now.get("anonymous", 0),
+                            "file_backed_mb": now.get("file_backed", 0)})  # fmt: skip
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 def timed(args: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, bytes]:
@@ -86,7 +117,7 @@ def session_starts(client: ServiceClient, env: dict[str, str], count: int) -> tu
 
 
 def pre_edit_hooks(
-    client: ServiceClient, work: Path, env: dict[str, str], count: int, rng: random.Random
+    client: ServiceClient, work: Path, env: dict[str, str], count: int, rng: random.Random, watch: MemoryWatch
 ) -> tuple[list[float], int]:
     """PreToolUse hooks before Edits of a 2,000-line file whose every line a captured Write or Edit put there (each
     hook from a new session, so each one is answered with a note): (milliseconds, how many printed a note)."""
@@ -111,6 +142,7 @@ def pre_edit_hooks(
             "tool_use_id": f"toolu_bench_edit_{n}", "tool_input": {"file_path": str(path), "old_string": "",
                                                                      "new_string": chunk},
             "tool_response": {"filePath": str(path), "structuredPatch": patch}}})  # fmt: skip
+    watch.stage("10 captured Edits of 200 lines")
     millis, noted = [], 0
     for i in range(count):
         target = rng.choice([b for b in blocks if b[0]])
@@ -130,6 +162,7 @@ def main() -> None:
     parser.add_argument("--captures", type=int, default=100)
     parser.add_argument("--edits", type=int, default=100, help="PreToolUse hooks before an Edit of a file Claude wrote")
     parser.add_argument("--starts", type=int, default=50, help="SessionStart hooks in projects with open tasks")
+    parser.add_argument("--settle", type=float, default=35.0, help="seconds of quiet at the end (memory handed back)")
     args = parser.parse_args()
     if not (args.store / "memory.duckdb").exists():
         sys.exit(f"No store at {args.store}: build it with bench/bench_hybrid.py --build-only first.")
@@ -145,12 +178,15 @@ def main() -> None:
     service = subprocess.Popen(
         [sys.executable, "-m", "claude_memory", "serve", "--claude-home", str(home), "--no-watch", "--quiet"], env=env
     )
+    watch = MemoryWatch(service.pid)
     try:
         events = service_status(data, service)["store"]["events"]
+        watch.stage("started")
         client = ServiceClient(data, timeout=120)
         for prompt, project in asks[:10]:  # warm-up: model, index, caches
             client.call("context", {"payload": {"hook_event_name": "UserPromptSubmit", "session_id": "warm",
                                                 "cwd": project, "prompt": prompt}})  # fmt: skip
+        watch.stage("warm-up: 10 context requests")
         # the hook client's bytecode, as `claude-memory install` writes it (hooks never compile it themselves)
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(BENCH.parent / "server" / "claude_memory")],
                        check=True)  # fmt: skip
@@ -164,12 +200,14 @@ def main() -> None:
             ms, out = timed([str(HOOK), "UserPromptSubmit"], json.dumps(payload).encode(), env)
             prompt_ms.append(ms)
             injected += out.startswith(b'{"hookSpecificOutput"')
+        watch.stage("UserPromptSubmit hooks")
         service_ms: list[float] = []  # other prompts of the same kind, on a warm connection: the service's part
         for i, (prompt, project) in enumerate(direct):
             started = time.perf_counter()
             client.call("context", {"payload": {"session_id": f"bench-{i}", "cwd": project,
                                                 "hook_event_name": "UserPromptSubmit", "prompt": prompt}})  # fmt: skip
             service_ms.append((time.perf_counter() - started) * 1000)
+        watch.stage("context requests")
         capture_ms: list[float] = []
         for i in range(args.captures):
             payload = {"session_id": "bench-capture", "cwd": "/tmp", "hook_event_name": "PostToolUse",
@@ -177,8 +215,14 @@ def main() -> None:
                        "tool_response": {"stdout": str(i), "stderr": ""},
                        "tool_use_id": f"toolu_bench_{i}"}  # fmt: skip
             capture_ms.append(timed([str(HOOK), "PostToolUse"], json.dumps(payload).encode(), env)[0])
-        edit_ms, noted = pre_edit_hooks(client, work, env, args.edits, rng)
+        watch.stage("PostToolUse hooks")
+        edit_ms, noted = pre_edit_hooks(client, work, env, args.edits, rng, watch)
+        watch.stage("PreToolUse hooks")
         start_ms, with_tasks = session_starts(client, env, args.starts)
+        watch.stage("SessionStart hooks")
+        time.sleep(args.settle)  # the idle steps: new events embedded, then memory handed back (every 30 s)
+        watch.stage(f"quiet {args.settle:g} s")
+        watch.stop()
         rss_mb = client.call("status")["service"]["peak_rss_mb"]
         rows = [
             summary("python -S -c pass (bare interpreter, no site)", bare_s),
@@ -191,13 +235,15 @@ def main() -> None:
         ]
         result = {"machine": machine(), "events": events, "injected": injected, "prompts": len(prompt_ms),
                   "noted": noted, "starts_with_open_tasks": with_tasks, "service_peak_rss_mb": rss_mb,
-                  "results": rows}  # fmt: skip
+                  "service_memory": watch.stages, "results": rows}  # fmt: skip
         print(json.dumps(result, indent=2))
         print(f"\n{events:,} events in the store; {injected} of {len(prompt_ms)} prompts got context")
         print(f"{'hook':<48} {'p50':>8} {'p95':>8} {'max':>8}")
         for row in rows:
             print(f"{row['hook']:<48} {row['p50_ms']:>6.1f}ms {row['p95_ms']:>6.1f}ms {row['max_ms']:>6.1f}ms")
-        print(f"service peak RSS: {rss_mb} MB")
+        print(f"service peak RSS: {rss_mb} MB; by stage (MB: most during it, at its end):")
+        for stage in watch.stages:
+            print(f"  {stage['stage']:<46} {stage['max_rss_mb']:>6} {stage['end_rss_mb']:>6}")
         client.call("shutdown")
         service.wait(timeout=120)
     finally:

@@ -50,7 +50,7 @@ from claude_memory.store import keyword as keyword_module
 from claude_memory.store import model_files
 from claude_memory.store.embedder import DEFAULT_MODEL as DEFAULT_NAME
 from claude_memory.store.embedder import MODEL_PATH_ENV
-from common import BENCH, OUT, corpus_queries, machine, percentile
+from common import BENCH, OUT, corpus_queries, machine, percentile, process_memory
 
 MODES = ("keyword", "semantic", "hybrid")
 BUDGET_MS = 20.0
@@ -281,22 +281,6 @@ def compact_json(value: Any, indent: int = 0) -> str:
         items = [f"{pad}{json.dumps(k)}: {compact_json(v, indent + 1)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + "  " * indent + "}"
     return json.dumps(value)
-
-
-def process_memory() -> dict[str, int]:
-    """This process's resident memory (MB) from /proc (Linux), split into anonymous pages and pages of mapped
-    files (the model's and the vector copy's: the kernel can drop those under pressure); empty elsewhere."""
-    fields = {"VmRSS": "rss", "RssAnon": "anonymous", "RssFile": "file_backed", "VmHWM": "peak"}
-    found: dict[str, int] = {}
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                name, _, value = line.partition(":")
-                if name in fields:
-                    found[fields[name]] = round(int(value.split()[0]) / 1024)
-    except OSError:
-        pass
-    return found
 
 
 def main() -> None:

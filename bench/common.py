@@ -59,6 +59,22 @@ def machine() -> dict[str, Any]:
     }
 
 
+def process_memory(pid: int | str = "self") -> dict[str, int]:
+    """A process's resident memory (MB) from /proc (Linux), split into anonymous pages and pages of mapped files
+    (the model's and the vector copy's: the kernel can drop those under pressure), and its peak; empty elsewhere."""
+    fields = {"VmRSS": "rss", "RssAnon": "anonymous", "RssFile": "file_backed", "VmHWM": "peak"}
+    found: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                name, _, value = line.partition(":")
+                if name in fields:
+                    found[fields[name]] = round(int(value.split()[0]) / 1024)
+    except OSError:
+        pass
+    return found
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
