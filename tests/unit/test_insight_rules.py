@@ -42,6 +42,18 @@ def test_canonical_key_follows_the_seed() -> None:
         "before you run any migration ask me first",
         "Protobuf for new endpoints",
         "some context: every new module we write is typed",
+        # a habit with code in it, a choice of command, a choice between calls, a longer "no ...", a "when you ..."
+        # habit, plural moments, a team habit on everything, a norm in the passive
+        "run `npm run lint` before you commit",
+        "run the suite with pytest -x rather than tox",
+        "use time.monotonic(), not time.time()",
+        "no console.log calls in components or in unit tests",
+        "when you add an endpoint, document it in openapi.yaml",
+        "tests green before pushes",
+        "we rebase everything onto main",
+        "config values get validated at startup",
+        "outline the plan first and wait before you start editing",
+        "generated clients stay out of the repo",
     ],
 )
 def test_rules_are_found(prompt: str) -> None:
@@ -76,6 +88,12 @@ def test_rules_are_found(prompt: str) -> None:
         "implement tag search. results go in the sidebar",
         "add an export command. json by default",
         "skip the slow suite for now, I'm on battery. unit tests only",
+        # this task's order of steps, a task that switches a library, code with "::Always", a temporary exception
+        "profile it and tell me where the time goes before changing anything",
+        "refactor the parser to use nom instead of regex",
+        "looks like Mode::Always wins over the env var in the default path",
+        "don't bother with a changelog entry for the flaky test, it's temporary",
+        "when you get this one done, ping me",
     ],
 )
 def test_look_alikes_are_not_rules(prompt: str) -> None:

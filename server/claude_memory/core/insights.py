@@ -84,7 +84,7 @@ class Rule:
 
 RULE_CHARS: Final = 200
 # the version of what :func:`rules` finds, raised when it changes: prompts read by another version are read again
-EXTRACTOR: Final = 3
+EXTRACTOR: Final = 4
 
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _CODE_SPAN = re.compile(r"`([^`\n]{1,60})`")
@@ -116,7 +116,8 @@ _DESCRIBES = re.compile(
     r"^((and|but|so|also|because) )?(the|this|that|these|those|it|it's|there|there's|he|she|they|its|his|her|their)\b"
 )
 _QUESTION_START = re.compile(
-    r"^(why|how|what|when|where|which|who|whose|do you|does|did|is|are|can|could|would|will|was|were|have you|has|"
+    r"^(why|how|what|when(?! you \w+[^?]*,)|where|which|who|whose|do you|does|did|is|are|can|could|would|will|was|"
+    r"were|have you|has|"
     r"should i|should we|shall|any idea|wonder)\b"
 )
 # the moment, not a lasting rule
@@ -125,7 +126,8 @@ _ONE_OFF = re.compile(
     r"migration|release|bug|step)|in this (pr|branch|commit|change)|just for|right now|temporarily|for the moment|"
     r"for today|today|tonight|this once|until (we|i|it|the)|for a (bit|while|sec)|at the moment|here only|"
     r"never ?mind|for the demo|tomorrow|next (week|month|sprint|release)|getting (deleted|removed)|this sprint|"
-    r"this week|in that file|on this one|this (session|conversation|chat))\b"
+    r"this week|in that file|on this one|this (session|conversation|chat)|"
+    r"(it's|it is|that's|they're) (\w+ and )?temporary)\b"
 )
 # narration, idioms and other people's words: "I never thought of that", "the linter says always use const"
 _NOT_AN_INSTRUCTION = re.compile(
@@ -174,7 +176,7 @@ _WORK = re.compile(
     r"suffix\w*|services?|clusters?|kube\w*|kotest|junit|assertj|mockk|mockito|testcontainers|rspec|unittest)\b"
 )
 _ALWAYS_NEVER = re.compile(
-    r"(^|[,:]\s*|\b(please|pls|and|also|but|so|ok|okay|then|remember to|remember|make sure to|make sure you|"
+    r"(^|(?:,|(?<!:):)\s*|\b(please|pls|and|also|but|so|ok|okay|then|remember to|remember|make sure to|make sure you|"
     r"you should|you must|you need to|we should|we must|we|i want you to|i'd like you to|you'll|you will|"
     r"please make sure to|please make sure you|just)\s+)(always|never)\b(?![-_])"
 )
@@ -187,7 +189,7 @@ _LASTING = re.compile(
     r"non-negotiable|off the table|across the (codebase|repo|project)|for (all |any |every )?new (code|\w+s)|"
     r"for everything|under no circumstances|make it a habit)\b|,\s*ever[.!]*$|\bever[.!]*$"
     r"|^(please )?(remember|note|keep in mind)( for (later|next time|the future))?( that)?\b"
-    r"|^when(ever)? you (\w+)\b(?!.*\b(this|that|these|those|it)\b)"  # a habit: "when you return errors, wrap them"
+    r"|^when(ever)? you (\w+)\b(?![^,]*\b(this|that|these|those|it)\b)"  # a habit: "when you return errors, wrap them"
 )
 _CONVENTION = re.compile(
     r"\b(in (this|our) (repo|repository|project|codebase|code base|team|org|app|engine|service|library|lib|crate|"
@@ -199,6 +201,7 @@ _CONVENTION = re.compile(
     r"\b[^.]*\b(here|in this|in our|across)\b|house style|team convention|convention here|our style guide|"
     r"(is|are) (the|our) (convention|standard|rule|policy)|we (agreed|decided)( as a team)? (to|that|on)|"
     r"like every other \w+|that's what we (use|do|want) (now|here)|(is|are) (banned|forbidden|not allowed)|"
+    r"\bstays? out of (the |this |our )?(codebase|code base|repo|repository|project|code)|"
     r"we (test|run|format|lint|name|keep|build|deploy) [^.]*\b(here|in this|in our))\b"
 )
 # a rule said again: "as always", "I keep saying this", "that's a standing rule" (it may stand in its own sentence)
@@ -214,9 +217,9 @@ _REMINDER = re.compile(
 )
 # process rules: an action tied to the moments that recur ("before committing", "before saying a task is done")
 _BEFORE = re.compile(
-    r"\bbefore (every |each |any )?(commit|committing|you commit|push|pushing|you push|merg\w*|saying|you say|done|"
-    r"finishing|you finish|opening a pr|you open a pr|releas\w*|declaring|(you )?tell me|"
-    r"(you )?show (it |them )?(to )?me|"
+    r"\bbefore (every |each |any )?(commits?|committing|you commit|push(es)?|pushing|you push|merg\w*|saying|you say|"
+    r"done|finishing|you finish|opening a pr|you open a pr|releas\w*|declaring|(you )?tell me|"
+    r"(you )?show (it |them )?(to )?me|(you )?start (editing|coding|changing|writing|implementing)|"
     r"(you )?(apply|run|change|edit|delete|install|add) (any|anything|changes|edits)|(you )?(applying|running|"
     r"changing|editing|deleting|installing|adding) (any|anything|changes|edits))\b"
 )
@@ -234,7 +237,7 @@ _NORM = re.compile(
     r"^(\w+( \w+)?: )?(?!(the|this|that|these|those|they|we|you|some|my|your|our|their|its|his|her|both|two|three|"
     r"most|many|few|several|such)\b)([\w@./+-]+ ){0,2}[\w@./+-]*[a-z]s (must|should|have to|need to|shouldn't|"
     r"should not|must not|mustn't|go (in|into|under)|"
-    r"belong (in|to|under)|live (in|under|next to)|get (the|a|an)|are always|always get|never get)\b"
+    r"belong (in|to|under)|live (in|under|next to)|get (the|a|an)|get \w+ed|are always|always get|never get)\b"
     r"(?! (be )?(faster|slower|better|worse|fixed|working|passing|green|red|done|ready|failing)\b)"
     r"|^our [\w-]+s (live|go|belong) (in|into|under|next to)\b"  # "our tests live next to the code"
 )
@@ -245,7 +248,10 @@ _ONLY = re.compile(
     r"^(\w+: )?(?!(?:not|if|the|an?|one|i|we|you)\b)(?P<what>[\w.@/+-]+(?: [\w.@/+-]+)?) only\b"
     r"(?! (if|when|for (this|now)|in this))"
 )
-_TEAM_HABIT = re.compile(r"^(we|our team|the team) (use|follow|prefer|write|do|don't|never|always|keep|run|tag|name)\b")
+_TEAM_HABIT = re.compile(
+    r"^(we|our team|the team) (use|follow|prefer|write|do|don't|never|always|keep|run|tag|name)\b"
+    r"|^we [\w-]+ (everything|every \w+|all (our |the )?\w+s)\b"  # "we squash-merge everything"
+)
 _WE_USE_FOR = re.compile(
     r"^(we|our team|the team) (use|prefer) \S+ for (everything|all|any|every|this kind of|these)\b"
 )
@@ -257,7 +263,8 @@ _STANDING = re.compile(
     r"|^(please )?(show me |give me )?(a |the )?diff(s)? (first|before)\b"
     r"|\bwithout (checking|asking) (with )?me( first)?\b"
     r"|^(short|shorter|brief|briefer|concise|terse)( answers| replies| responses)?( please| pls)?\b"
-    r"|\b(explain|show|tell me|describe|outline) (me )?(the|your|a) (plan|approach|changes?)\b.* (before|first)\b"
+    r"|\b(explain|show|tell me|describe|outline|lay out|write up) (me )?(the|your|a) (plan|approach|changes?)\b.* "
+    r"(before|first)\b"
     r"|\bkeep it (short|brief|concise|terse) when(ever)? you\b"
     r"|\bkeep (your |the )?(answers?|responses?|replies|explanations?|summar\w*|messages?|output) (short|brief|concise|"
     r"terse|to the point)\b|^(let's|lets) (always|never|stick (to|with))\b|\bwe don't do\b"
@@ -267,7 +274,7 @@ _NO_THING = re.compile(
     r"^([\w ]{1,30}: |please,? |pls,? )?(no|zero) "
     r"(?!.*\b(\w+ed|found|given|shown|seen|run|done|made|available|left|yet|here|there)\b)"
     r"(?!(idea|worries|problem|thanks|need|way|luck|wait|rush|clue|longer|one|it|that|this|not|i|you|we|"
-    r"more of (that|this))\b)[\w`@./+!()-]+( [\w`@./+()-]+){0,5}[.!]?$"
+    r"more of (that|this))\b)[\w`@./+!()-]+( [\w`@./+()-]+){0,7}[.!]?$"
 )
 _PREFER = re.compile(
     r"\b(i|we|the user) (really |much |strongly |generally )?prefers?\b(?!\s+(if|that|when|you)\b)"
@@ -278,7 +285,7 @@ _REPLACE = re.compile(
     r"\b(use|using|with|prefers?|pick|choose|go with|switch (back )?to|move to|moving to|migrate to|migrating to|"
     r"switching to|we're on|we are on|we're using)\s+(?P<new>[\w.@/+-]+( [\w.@/+-]+)?)\s*,?\s*"
     r"(not|instead of|rather than|over|in place of|and not)\s+(?P<old>[\w.@/+-]+)"
-    r"|\b(?P<new2>[\w.@/+-]+),? (instead of|rather than) (?P<old2>[\w.@/+-]+)"
+    r"|\b(?P<new2>[\w.@/+-]+( [\w.@/+-]+){0,2}),? (instead of|rather than) (?P<old2>[\w.@/+-]+)"
     r"|\b(?P<new3>[\w.@/+-]+), not (?P<old3>[\w.@/+-]+)"
     r"|\buse (the )?(?P<new4>[\w.@/+-]+)[^,.;]{0,60}?,? (not|rather than|instead of) (the )?(?P<old4>[\w.@/+-]+)"
     r"|^(\w+( \w+)?: )?(?P<new5>[\w.@/+-]+) over (?P<old5>[\w.@/+-]+)( for\b|[.!]*$)"  # "MockK over Mockito for mocks"
@@ -363,6 +370,13 @@ def _about_work(sentence: str) -> bool:
     return bool(_CODE_LIKE.search(sentence) or _WORK.search(sentence.lower()))
 
 
+def _changes_something(low: str) -> bool:
+    """Whether the sentence opens with a task on something ("refactor ...", "replace ..."); running a command with
+    one tool rather than another ("run tests with X rather than Y") is a way of working."""
+    task = _TASK_START.search(low)
+    return bool(task and task.group(2) != "run")
+
+
 def _side(found: re.Match[str], name: str) -> str:
     """What a replacement chooses (``new``) or drops (``old``), whichever of its patterns matched."""
     return next((found.group(g) for g in (name, *(f"{name}{n}" for n in range(2, 6))) if found.group(g)), "")
@@ -375,9 +389,12 @@ def _rule(sentence: str, reminded: bool = False, context: str = "") -> Rule | No
     if not _instruction(low) or _DESCRIBES.search(low):
         return None
     always = _ALWAYS_NEVER.search(low)
-    if _TASK_START.search(low) and _ONE_FILE.search(sentence) and not always:
-        return None  # a task on a file or a symbol ("rename `x` to `y` everywhere", "remove it from a.ts, ... anymore")
     lasting = _LASTING.search(low)
+    before = _BEFORE.search(low)
+    if before and _DEICTIC.search(low[: before.start()]):
+        before = None  # "profile it and tell me where the time goes before changing anything": this task's order
+    if _TASK_START.search(low) and _ONE_FILE.search(sentence) and not (always or before or lasting):
+        return None  # a task on a file or a symbol ("rename `x` to `y` everywhere", "remove it from a.ts, ... anymore")
     convention = _CONVENTION.search(low)
     prefer = _PREFER.search(low)
     replace = _REPLACE.search(_POLITE.sub("", low))
@@ -386,7 +403,7 @@ def _rule(sentence: str, reminded: bool = False, context: str = "") -> Rule | No
     stops_using = bool(stop and stop.group("what").startswith("us"))  # "stop using X"
     stopped_habit = bool(stop and stop.group(3) in {"stop", "quit", "no more"})
     gone = _FORGET_OLD.search(low)
-    before, standing, only = _BEFORE.search(low), _STANDING.search(low), _ONLY.search(low)
+    standing, only = _STANDING.search(low), _ONLY.search(low)
     chosen, refused = _ALWAYS_USE.search(low), _NEVER_USE.search(low)
     norms = (_REMINDER, _EVERY_NEEDS, _NORM, _TEAM_HABIT)
     habit = (before or only or standing or any(m.search(low) for m in norms)) or (
@@ -413,9 +430,9 @@ def _rule(sentence: str, reminded: bool = False, context: str = "") -> Rule | No
         replaced = (
             replace
             and not _DEICTIC.search(replace.group(0))
-            and not _TASK_START.search(low)  # "refactor cart.ts to use X instead of Y": a task
-            and not _ONE_FILE.search(sentence)  # "use the client from src/api.ts instead of a new one": this task's
-            and _terms(_side(replace, "new"))
+            and not _changes_something(low)  # "refactor the parser to use X instead of Y": a task
+            and (not _ONE_FILE.search(sentence) or _terms(_side(replace, "old")))  # "use the client from src/api.ts
+            and _terms(_side(replace, "new"))  # instead of a new one": this task's (not "use now(), not utcnow()")
         )
         stopped = stop and stopped_habit and not _DEICTIC.search(stop.group("what"))
         if not (replaced or stopped or (switch and gone)):
