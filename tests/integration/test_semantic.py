@@ -483,3 +483,16 @@ def test_the_service_refits_on_a_thread_of_its_own_and_adopts_what_was_added_mea
         hits, _ = memory.search("output a salutation", EventFilters(session_id=session), 5, mode="semantic")
         assert hits == []
         assert work._refit_after > time.monotonic()  # and a new try waits
+
+
+def test_warm_up_loads_the_model_the_index_and_the_postings_one_after_another(embedded: Path, tmp_path: Path) -> None:
+    """What the service does first (service/server.py): after it, a search finds everything loaded."""
+    with Memory(_copy(embedded, tmp_path)) as memory:
+        memory.warm_up()
+        assert memory.embedder._model is not None and memory._index is not None
+        assert memory._postings.loads == 1 and memory.vector_index().live_count == _one(
+            memory, "SELECT count(*) FROM chunks"
+        )
+        hits, meta = memory.search("output a salutation", EventFilters(), 3, mode="hybrid")
+        assert meta["mode"] == "hybrid" and hits
+        assert memory._postings.loads == 1  # nothing loaded again

@@ -129,6 +129,18 @@ class Memory:
         release_freed_memory()
         return trimmed
 
+    def warm_up(self) -> None:
+        """Load what a search needs, one part at a time, handing back each load's leftovers before the next: the model,
+        the vector index, then the event map and the postings through a search. A first search loads them side by
+        side (the query is embedded on a thread while the postings load), and their peaks would add up."""
+        if self.model_ready():
+            self.embedder.embed(["warm up"])
+            release_freed_memory()
+            self.vector_index()
+            release_freed_memory()
+        self.search("warm up", EventFilters(), 1)
+        release_freed_memory()
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True)

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 from claude_memory import __version__, wire
 from claude_memory.core import locations
-from claude_memory.core.filters import EventFilters
 from claude_memory.core.injection import hook_output
 from claude_memory.core.paths import RuntimePaths, ensure_private_dir, socket_dir
 from claude_memory.service import model_switch
@@ -193,7 +192,7 @@ class MemoryService:
 
     def _warm_up(self) -> None:
         """Load the model and the index now, so that the first prompt does not wait for them (~1 s)."""
-        self.memory.search("warm up", EventFilters(), 1)
+        self.memory.warm_up()
 
     def _changed(self, path: Path) -> None:
         self.debouncer.touch(path)
