@@ -94,6 +94,8 @@ def test_rules_are_found(prompt: str) -> None:
         "looks like Mode::Always wins over the env var in the default path",
         "don't bother with a changelog entry for the flaky test, it's temporary",
         "when you get this one done, ping me",
+        "when you get a chance, look at the failing test",
+        "when you are done, run the tests",
     ],
 )
 def test_look_alikes_are_not_rules(prompt: str) -> None:

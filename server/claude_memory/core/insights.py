@@ -127,7 +127,9 @@ _ONE_OFF = re.compile(
     r"for today|today|tonight|this once|until (we|i|it|the)|for a (bit|while|sec)|at the moment|here only|"
     r"never ?mind|for the demo|tomorrow|next (week|month|sprint|release)|getting (deleted|removed)|this sprint|"
     r"this week|in that file|on this one|this (session|conversation|chat)|"
-    r"(it's|it is|that's|they're) (\w+ and )?temporary)\b"
+    r"(it's|it is|that's|they're) (\w+ and )?temporary|"
+    r"when you (get|have) a (chance|minute|moment|sec|second)|when you('re| are) (done|finished|back)|"
+    r"when you (finish|are finished with|'re finished with) (the|this|that|it))\b"
 )
 # narration, idioms and other people's words: "I never thought of that", "the linter says always use const"
 _NOT_AN_INSTRUCTION = re.compile(
