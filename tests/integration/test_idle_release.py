@@ -40,3 +40,32 @@ def test_a_quiet_service_trims_duckdbs_cache_every_half_minute(tmp_path: Path, m
         work.step()
         assert db.cache_bytes(memory.con) <= 3 << 20
         assert read() > 6 << 20  # the next read fills it again: the limit is the default again
+
+
+def test_a_quiet_service_writes_duckdbs_log_into_the_store_and_so_does_closing(tmp_path: Path) -> None:
+    """With checkpoints deferred (the service's), the idle step checkpoints once the log holds QUIET_CHECKPOINT, and
+    not before; closing checkpoints whatever is left."""
+    data = tmp_path / "data"
+    with Memory(data) as memory:
+        memory.defer_checkpoints()
+        work = quiet_idle_work(memory)
+        memory.con.execute("CREATE TABLE logged (n BIGINT, s VARCHAR)")
+
+        def log(megabytes: int) -> None:
+            for batch in range(megabytes * 5):
+                memory.con.execute(
+                    "INSERT INTO logged SELECT range, repeat(md5(range::VARCHAR), 6) FROM range(?, ?)",
+                    [batch * 1000, batch * 1000 + 1000],
+                )
+
+        log(4)
+        work.step()
+        assert 3 << 20 < db.log_bytes(data) < db.QUIET_CHECKPOINT  # under the line: left alone
+        log(16)
+        assert db.log_bytes(data) > db.QUIET_CHECKPOINT  # (no commit checkpointed it)
+        assert work.step()
+        assert db.log_bytes(data) < 1 << 20
+        log(4)
+    assert db.log_bytes(data) == 0  # closed: written into the file
+    with Memory(data) as memory:
+        assert memory.con.execute("SELECT count(*) FROM logged").fetchone() == (24 * 5 * 1000,)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from claude_memory.store import db
@@ -124,5 +125,44 @@ def test_duckdbs_cache_of_the_store_is_handed_back_down_to_its_bound(
             con.execute("SELECT sum(n), count(DISTINCT s) FROM scratch").fetchone()
             assert db.release_cache(con, limit)
         assert db.memory_limit(con) == put_back
+    finally:
+        con.close()
+
+
+def _log_a_lot(con: duckdb.DuckDBPyConnection, megabytes: int) -> None:
+    """Small commits, as a service makes them (captures, embeddings): their rows go to DuckDB's log."""
+    con.execute("CREATE TABLE IF NOT EXISTS logged (n BIGINT, s VARCHAR)")
+    for batch in range(megabytes * 5):
+        con.execute(
+            "INSERT INTO logged SELECT range, repeat(md5(range::VARCHAR), 6) FROM range(?, ?)",
+            [batch * 1000, batch * 1000 + 1000],
+        )
+
+
+def test_a_deferred_checkpoint_waits_for_its_caller_and_puts_the_memory_limit_back(tmp_path: Path) -> None:
+    """defer_checkpoints: commits no longer write the log into the file at DuckDB's 16 MB (they would at
+    AUTO_CHECKPOINT); checkpoint does, within its bound, and puts the memory limit back."""
+    data = tmp_path / "data"
+    con = db.connect(data)
+    try:
+        _log_a_lot(con, 24)  # by default a commit checkpoints once the log passes 16 MB
+        assert db.log_bytes(data) < 16 << 20
+        limit = db.memory_limit(con)
+        db.defer_checkpoints(con)
+        _log_a_lot(con, 24)
+        assert db.log_bytes(data) > 16 << 20
+        rows = con.execute("SELECT count(*), sum(n) FROM logged").fetchone()
+        db.checkpoint(con, limit)
+        assert db.log_bytes(data) < 1 << 20
+        put_back = db.memory_limit(con)  # (the text read back rounds once, as after release_cache)
+        for _ in range(3):
+            db.checkpoint(con, limit)
+        assert db.memory_limit(con) == put_back
+        assert con.execute("SELECT count(DISTINCT md5(range::VARCHAR)) FROM range(3000000)").fetchone() == (3000000,)
+    finally:
+        con.close()
+    con = db.connect(data)
+    try:
+        assert con.execute("SELECT count(*), sum(n) FROM logged").fetchone() == rows
     finally:
         con.close()

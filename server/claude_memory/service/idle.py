@@ -1,7 +1,8 @@
 """What the memory service does when its worker has nothing queued: fold new task calls into the task projection
 (:mod:`claude_memory.service.tasks`) and new prompts into the insights (:mod:`claude_memory.service.insights`), run
 the graduation worker every 5 minutes (:mod:`claude_memory.service.graduation`) and endless mode's consolidation
-when due (:mod:`claude_memory.service.endless`), embed a small batch (then a batch of a model switch,
+when due (:mod:`claude_memory.service.endless`), write DuckDB's log into the store's file when it has grown
+(:meth:`Memory.checkpoint`), embed a small batch (then a batch of a model switch,
 :mod:`claude_memory.service.model_switch`), save the vector index now and then and rebuild it in a new projection
 when it is due one (built on a thread of its own), count the memories the hooks injected as used, hand back memory
 it no longer needs every half minute, and stop once its own code changed on disk.
@@ -134,7 +135,11 @@ class IdleWork:
             memory.graduation.run()
         if quiet:
             self.flush_uses()  # (before the model's turn: without a model the uses were written only every 5 minutes)
-            if now - self._released >= RELEASE_EVERY and self._refit is None:  # (a refit's build queries beside us)
+            if self._refit is None and memory.checkpoint():  # (a refit's build queries beside us)
+                self._released = now
+                memory.release_memory()  # (what the checkpoint read)
+                return True
+            if now - self._released >= RELEASE_EVERY and self._refit is None:
                 self._released = now
                 memory.release_memory()
         if not memory.model_ready():  # a download (on its own thread) brings it, unless not allowed

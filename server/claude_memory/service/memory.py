@@ -84,6 +84,7 @@ class Memory:
             patterns = ", ".join(repr(p) for p in self.privacy.invalid_patterns)
             self.warnings.append(f"Ignoring custom privacy patterns that are not valid regular expressions: {patterns}")
         self.con = db.connect(data_dir, read_only=read_only)
+        self._deferred = False  # checkpoints left to checkpoint() (defer_checkpoints)
         self._memory_limit = db.memory_limit(self.con)  # DuckDB's, put back after its cache is trimmed
         self.changes = Changes()  # this process's writes: search re-reads the store only after one
         self.ledger = ForgetLedger(data_dir)
@@ -129,6 +130,21 @@ class Memory:
         release_freed_memory()
         return trimmed
 
+    def defer_checkpoints(self) -> None:
+        """Leave checkpoints to :meth:`checkpoint` (a service's quiet moments, and :meth:`close`) below
+        ``db.AUTO_CHECKPOINT``, rather than to whichever commit takes DuckDB's log past 16 MB."""
+        if not self.read_only:
+            db.defer_checkpoints(self.con)
+            self._deferred = True
+
+    def checkpoint(self, *, least: int = db.QUIET_CHECKPOINT) -> bool:
+        """Write DuckDB's log into the store's file once it holds ``least`` bytes, with DuckDB's memory bounded
+        (:func:`claude_memory.store.db.checkpoint`); True if it did. Only where no other thread queries the store."""
+        if self.read_only or db.log_bytes(self.data_dir) < least:
+            return False
+        db.checkpoint(self.con, self._memory_limit)
+        return True
+
     def warm_up(self) -> None:
         """Load what a search needs, one part at a time, handing back each load's leftovers before the next: the model,
         the vector index, then the event map and the postings through a search. A first search loads them side by
@@ -144,6 +160,8 @@ class Memory:
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
+        if self._deferred and db.log_bytes(self.data_dir):
+            db.checkpoint(self.con, self._memory_limit, quietly=True)  # (closing would, unbounded)
         self.con.close()
 
     def __enter__(self) -> Memory:

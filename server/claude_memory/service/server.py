@@ -161,6 +161,7 @@ class MemoryService:
                 raise
             else:
                 locations.clear_damaged(data_dir)
+                memory.defer_checkpoints()  # (to the idle step's quiet moments: IdleWork)
                 self.fetcher.name = memory.embedder.model_name  # the store's model (it may not be the default)
                 return memory
 

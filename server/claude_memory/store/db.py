@@ -38,6 +38,16 @@ LOW_DISK = 64 << 20  # bytes free below which a failed write is the disk's fault
 # searches as fast as the whole cache did (47 MB made them ~10 ms slower for a while); at 100k, 32 MB.
 CACHE_FLOOR = 32 << 20
 CACHE_PER_EVENT = 256
+# DuckDB writes its log (the WAL) into the database file, a checkpoint, on the commit that takes the log past its
+# ``checkpoint_threshold`` (16 MB by default). A checkpoint rewrites each row group a write touched: after vectors were
+# added, the partly filled last row group of ``vectors`` (up to 122,880 vectors of 384 floats, ~190 MB) is read and
+# written again in memory. At 100k events that took 4.6 s and +550 MB of RSS, on whichever commit crossed the line (a
+# hook's capture waited for it). A service lets commits checkpoint only past AUTO_CHECKPOINT (bulk work: an import),
+# and checkpoints itself when quiet once the log holds QUIET_CHECKPOINT, with DuckDB's memory held to
+# CHECKPOINT_BOUND: the same checkpoint took 2.6 s and no memory beyond the service's own.
+AUTO_CHECKPOINT = "64MB"
+QUIET_CHECKPOINT = 16 << 20
+CHECKPOINT_BOUND = 128 << 20
 
 
 class StoreError(Exception):
@@ -169,6 +179,39 @@ def release_cache(con: duckdb.DuckDBPyConnection, limit: str) -> bool:
     finally:
         con.execute(f"SET memory_limit = {sql_string(limit)}")
     return True
+
+
+def defer_checkpoints(con: duckdb.DuckDBPyConnection) -> None:
+    """Commits checkpoint only once the log holds AUTO_CHECKPOINT; below that, :func:`checkpoint` is the caller's to
+    run (a service, when quiet). The setting is the database's."""
+    con.execute(f"SET checkpoint_threshold = '{AUTO_CHECKPOINT}'")
+
+
+def log_bytes(data_dir: Path) -> int:
+    """The size of DuckDB's log of the store (0 when there is none)."""
+    try:
+        return (data_dir / f"{DB_FILE}.wal").stat().st_size
+    except OSError:
+        return 0
+
+
+def checkpoint(con: duckdb.DuckDBPyConnection, limit: str, *, quietly: bool = False) -> None:
+    """Write the log into the database file with DuckDB's memory held to CHECKPOINT_BOUND (then set back to ``limit``,
+    as :func:`release_cache` does); without the bound when the checkpoint needs more than that in memory at once. The
+    limit is the database's: call it where no other query runs (the service's worker). ``quietly``: a failure is left
+    to the close that follows (which checkpoints too, or leaves the log to be replayed at the next open)."""
+    try:
+        try:
+            con.execute(f"SET memory_limit = '{CHECKPOINT_BOUND}B'")
+            con.execute("CHECKPOINT")
+        except duckdb.OutOfMemoryException:
+            con.execute(f"SET memory_limit = {sql_string(limit)}")
+            con.execute("CHECKPOINT")
+        finally:
+            con.execute(f"SET memory_limit = {sql_string(limit)}")
+    except duckdb.Error:
+        if not quietly:
+            raise
 
 
 def io_failure(exc: duckdb.IOException, data_dir: Path) -> StoreError:
