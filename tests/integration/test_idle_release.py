@@ -4,6 +4,7 @@ the store past its bound, every RELEASE_EVERY seconds, and not while a refit of 
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,10 @@ def test_a_quiet_service_writes_duckdbs_log_into_the_store_and_so_does_closing(t
         assert 3 << 20 < db.log_bytes(data) < db.QUIET_CHECKPOINT  # under the line: left alone
         log(16)
         assert db.log_bytes(data) > db.QUIET_CHECKPOINT  # (no commit checkpointed it)
+        work._worker.last_request = time.monotonic() - 2  # quiet, but a request came 2 s ago: not yet
+        work.step()
+        assert db.log_bytes(data) > db.QUIET_CHECKPOINT
+        work._worker.last_request = time.monotonic() - idle.CHECKPOINT_QUIET_SECONDS - 1
         assert work.step()
         assert db.log_bytes(data) < 1 << 20
         log(4)

@@ -38,6 +38,9 @@ QUIET_SECONDS = 1.0
 EMBED_RECHECK_SECONDS = 30.0
 SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if a crash loses it
 RELEASE_EVERY = 30.0  # seconds: how often a quiet service hands back memory it no longer uses (Memory.release_memory)
+# DuckDB's log is written into the store (2.6 s at 100k events after vectors were added: store/db.py) only after this
+# long without a request, so that a burst of hooks (a turn's prompt, tool calls, their captures) does not wait for it
+CHECKPOINT_QUIET_SECONDS = 5.0
 REFIT_RETRY_SECONDS = 600.0  # after a refit of the vector index that failed or could not be adopted
 # A service whose code changed on disk (an upgrade) stops, to be started anew on demand: it looks every this
 # many seconds, and stops only when nothing is queued and no request came for as long.
@@ -135,7 +138,8 @@ class IdleWork:
             memory.graduation.run()
         if quiet:
             self.flush_uses()  # (before the model's turn: without a model the uses were written only every 5 minutes)
-            if self._refit is None and memory.checkpoint():  # (a refit's build queries beside us)
+            settled = now - self._worker.last_request > CHECKPOINT_QUIET_SECONDS
+            if settled and self._refit is None and memory.checkpoint():  # (a refit's build queries beside us)
                 self._released = now
                 memory.release_memory()  # (what the checkpoint read)
                 return True
