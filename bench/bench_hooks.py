@@ -230,7 +230,7 @@ def main() -> None:
             summary("UserPromptSubmit (search + pack + inject)", prompt_ms),
             summary("  its context request alone (service side)", service_ms),
             summary("PostToolUse (spool + nudge)", capture_ms),
-            summary("PreToolUse before an Edit (blame + note)", edit_ms),
+            *([summary("PreToolUse before an Edit (blame + note)", edit_ms)] if edit_ms else []),
             *([summary("SessionStart (summary + open tasks + recent)", start_ms)] if start_ms else []),
         ]
         result = {"machine": machine(), "events": events, "injected": injected, "prompts": len(prompt_ms),
