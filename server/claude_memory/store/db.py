@@ -172,13 +172,21 @@ def release_cache(con: duckdb.DuckDBPyConnection, limit: str) -> bool:
     bound = cache_bound(int(row[0]) if row else 0)
     if held <= bound * 3 // 2:
         return False
+    with suppress(duckdb.OutOfMemoryException), _memory_held(con, bound, limit):
+        pass  # (lowering the limit is what evicts; more than the bound in use: it evicted what it could)
+    return True
+
+
+@contextmanager
+def _memory_held(con: duckdb.DuckDBPyConnection, bound: int, limit: str) -> Iterator[None]:
+    """DuckDB's memory limit at ``bound`` for the block, then set back to ``limit`` (the :func:`memory_limit` read at
+    open, see :func:`release_cache`). Lowering it evicts cached blocks past the bound; it raises
+    OutOfMemoryException when more than that is in use."""
     try:
         con.execute(f"SET memory_limit = '{bound}B'")
-    except duckdb.OutOfMemoryException:
-        pass  # more than that is in use: it evicted what it could
+        yield
     finally:
         con.execute(f"SET memory_limit = {sql_string(limit)}")
-    return True
 
 
 def defer_checkpoints(con: duckdb.DuckDBPyConnection) -> None:
@@ -202,13 +210,10 @@ def checkpoint(con: duckdb.DuckDBPyConnection, limit: str, *, quietly: bool = Fa
     to the close that follows (which checkpoints too, or leaves the log to be replayed at the next open)."""
     try:
         try:
-            con.execute(f"SET memory_limit = '{CHECKPOINT_BOUND}B'")
-            con.execute("CHECKPOINT")
+            with _memory_held(con, CHECKPOINT_BOUND, limit):
+                con.execute("CHECKPOINT")
         except duckdb.OutOfMemoryException:
-            con.execute(f"SET memory_limit = {sql_string(limit)}")
-            con.execute("CHECKPOINT")
-        finally:
-            con.execute(f"SET memory_limit = {sql_string(limit)}")
+            con.execute("CHECKPOINT")  # (the limit is back at ``limit``)
     except duckdb.Error:
         if not quietly:
             raise
