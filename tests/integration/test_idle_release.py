@@ -13,6 +13,7 @@ from claude_memory.service import idle
 from claude_memory.service.memory import Memory
 from claude_memory.store import db
 from support.idle_work import quiet_idle_work
+from support.store_log import log_rows
 
 
 def test_a_quiet_service_trims_duckdbs_cache_every_half_minute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -50,19 +51,10 @@ def test_a_quiet_service_writes_duckdbs_log_into_the_store_and_so_does_closing(t
     with Memory(data) as memory:
         memory.defer_checkpoints()
         work = quiet_idle_work(memory)
-        memory.con.execute("CREATE TABLE logged (n BIGINT, s VARCHAR)")
-
-        def log(megabytes: int) -> None:
-            for batch in range(megabytes * 5):
-                memory.con.execute(
-                    "INSERT INTO logged SELECT range, repeat(md5(range::VARCHAR), 6) FROM range(?, ?)",
-                    [batch * 1000, batch * 1000 + 1000],
-                )
-
-        log(4)
+        log_rows(memory.con, 4)
         work.step()
         assert 3 << 20 < db.log_bytes(data) < db.QUIET_CHECKPOINT  # under the line: left alone
-        log(16)
+        log_rows(memory.con, 16)
         assert db.log_bytes(data) > db.QUIET_CHECKPOINT  # (no commit checkpointed it)
         work._worker.last_request = time.monotonic() - 2  # quiet, but a request came 2 s ago: not yet
         work.step()
@@ -70,7 +62,7 @@ def test_a_quiet_service_writes_duckdbs_log_into_the_store_and_so_does_closing(t
         work._worker.last_request = time.monotonic() - idle.CHECKPOINT_QUIET_SECONDS - 1
         assert work.step()
         assert db.log_bytes(data) < 1 << 20
-        log(4)
+        log_rows(memory.con, 4)
     assert db.log_bytes(data) == 0  # closed: written into the file
     with Memory(data) as memory:
         assert memory.con.execute("SELECT count(*) FROM logged").fetchone() == (24 * 5 * 1000,)

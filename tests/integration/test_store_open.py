@@ -7,10 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from claude_memory.store import db
+from support.store_log import log_rows
 
 
 def test_leftover_from_a_creation_killed_midway_is_ignored_and_removed(tmp_path: Path) -> None:
@@ -129,27 +129,17 @@ def test_duckdbs_cache_of_the_store_is_handed_back_down_to_its_bound(
         con.close()
 
 
-def _log_a_lot(con: duckdb.DuckDBPyConnection, megabytes: int) -> None:
-    """Small commits, as a service makes them (captures, embeddings): their rows go to DuckDB's log."""
-    con.execute("CREATE TABLE IF NOT EXISTS logged (n BIGINT, s VARCHAR)")
-    for batch in range(megabytes * 5):
-        con.execute(
-            "INSERT INTO logged SELECT range, repeat(md5(range::VARCHAR), 6) FROM range(?, ?)",
-            [batch * 1000, batch * 1000 + 1000],
-        )
-
-
 def test_a_deferred_checkpoint_waits_for_its_caller_and_puts_the_memory_limit_back(tmp_path: Path) -> None:
     """defer_checkpoints: commits no longer write the log into the file at DuckDB's 16 MB (they would at
     AUTO_CHECKPOINT); checkpoint does, within its bound, and puts the memory limit back."""
     data = tmp_path / "data"
     con = db.connect(data)
     try:
-        _log_a_lot(con, 24)  # by default a commit checkpoints once the log passes 16 MB
+        log_rows(con, 24)  # by default a commit checkpoints once the log passes 16 MB
         assert db.log_bytes(data) < 16 << 20
         limit = db.memory_limit(con)
         db.defer_checkpoints(con)
-        _log_a_lot(con, 24)
+        log_rows(con, 24)
         assert db.log_bytes(data) > 16 << 20
         rows = con.execute("SELECT count(*), sum(n) FROM logged").fetchone()
         db.checkpoint(con, limit)
