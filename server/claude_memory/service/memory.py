@@ -137,12 +137,13 @@ class Memory:
             db.defer_checkpoints(self.con)
             self._deferred = True
 
-    def checkpoint(self, *, least: int = db.QUIET_CHECKPOINT) -> bool:
+    def checkpoint(self, *, least: int = db.QUIET_CHECKPOINT, quietly: bool = False) -> bool:
         """Write DuckDB's log into the store's file once it holds ``least`` bytes, with DuckDB's memory bounded
-        (:func:`claude_memory.store.db.checkpoint`); True if it did. Only where no other thread queries the store."""
+        (:func:`claude_memory.store.db.checkpoint`, ``quietly`` as there); True if it did. Only where no other thread
+        queries the store."""
         if self.read_only or db.log_bytes(self.data_dir) < least:
             return False
-        db.checkpoint(self.con, self._memory_limit)
+        db.checkpoint(self.con, self._memory_limit, quietly=quietly)
         return True
 
     def warm_up(self) -> None:
@@ -160,8 +161,8 @@ class Memory:
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
-        if self._deferred and db.log_bytes(self.data_dir):
-            db.checkpoint(self.con, self._memory_limit, quietly=True)  # (closing would, unbounded)
+        if self._deferred:
+            self.checkpoint(least=1, quietly=True)  # (closing would, unbounded)
         self.con.close()
 
     def __enter__(self) -> Memory:
