@@ -5,6 +5,7 @@ here from their lines (not from the product)."""
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -93,13 +94,22 @@ def test_tasks_survive_sessions_and_the_projection_is_derived(tmp_path: Path) ->
         assert memory.tasks.correct("close", redis)["status"] == "done"
         memory.tasks.refresh(force=True)  # a person's correction is not derived: a rebuild keeps it
         assert memory.tasks.detail(redis)["history"][-1]["reason"] == "closed by the user"
+        assert "for 1.2" in stored_board(memory)  # (s2's to-do list)
         assert memory.forget(ForgetSelector(session_id="s2")) > 0
+        assert "for 1.2" not in stored_board(memory)  # the board kept for later calls held s2's words too
         memory.tasks.refresh()
         statuses = dict(memory.con.execute(
             "SELECT title, json_extract_string(current_json, '$.status') FROM entities WHERE type = 'task'"
         ).fetchall())  # fmt: skip
         assert statuses["Write the release notes"] == "pending"  # s2's completion was forgotten with it
         assert memory.con.execute("SELECT count(*) FROM task_events WHERE session_id = 's2'").fetchone() == (0,)
+
+
+def stored_board(memory: Memory) -> str:
+    """The board stored with the projection, as text."""
+    kept = tasks_store.board(memory.con)
+    assert kept is not None
+    return zlib.decompress(kept[1]).decode()
 
 
 def held_back(tmp_path: Path) -> tuple[Path, Path, Path, str]:
@@ -113,13 +123,17 @@ def held_back(tmp_path: Path) -> tuple[Path, Path, Path, str]:
     return home, tmp_path / "data", s2, later
 
 
-def test_later_calls_fold_into_the_kept_board_and_give_what_a_rebuild_gives(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def folded_once(tmp_path: Path) -> tuple[Path, Path, Path, str]:
+    """:func:`held_back`, imported and folded by a first process."""
     home, data, s2, later = held_back(tmp_path)
-    s1 = s2.with_name("s1.jsonl")
-    first, second = s1.read_text().splitlines(keepends=True)[:2], s1.read_text().splitlines(keepends=True)[2:]
-    s1.write_text("".join(first))
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+        memory.tasks.refresh()
+    return home, data, s2, later
+
+
+def asked_for_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Each time the projector reads the stored task calls from now on: the seq it reads after (0: all of them)."""
     asked: list[int] = []
     calls = tasks_store.calls
 
@@ -128,6 +142,17 @@ def test_later_calls_fold_into_the_kept_board_and_give_what_a_rebuild_gives(
         return calls(con, after)
 
     monkeypatch.setattr(tasks_store, "calls", spied)
+    return asked
+
+
+def test_later_calls_fold_into_the_kept_board_and_give_what_a_rebuild_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, data, s2, later = held_back(tmp_path)
+    s1 = s2.with_name("s1.jsonl")
+    first, second = s1.read_text().splitlines(keepends=True)[:2], s1.read_text().splitlines(keepends=True)[2:]
+    s1.write_text("".join(first))
+    asked = asked_for_calls(monkeypatch)
     with Memory(data) as memory:
         memory.import_history(home, settle_seconds=0)
         memory.tasks.refresh()
@@ -164,14 +189,47 @@ def test_the_idle_step_folds_from_the_start_a_few_calls_at_a_time(tmp_path: Path
         assert projection(memory) == got and len(got["task_events"]) > 0
 
 
-def test_a_new_service_makes_its_board_in_steps_without_writing_and_later_calls_fold_into_it(
+def test_a_later_process_folds_later_calls_into_the_board_stored_with_the_projection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home, data, s2, later = held_back(tmp_path)
+    home, data, s2, later = folded_once(tmp_path)
     with Memory(data) as memory:
+        assert tasks_store.board_state(memory.con) == tasks_store.offset(memory.con) and tasks_store.board_state(
+            memory.con
+        )
+    asked = asked_for_calls(monkeypatch)
+    with Memory(data) as memory:  # another process (a restarted service): nothing to fold, and no board made
+        assert not memory.tasks.refresh(most=0, warm=True) and not memory.tasks.behind and asked == []
+        s2.write_text(later)
         memory.import_history(home, settle_seconds=0)
-        memory.tasks.refresh()
-    with Memory(data) as memory:  # another process: the projection is current, but it keeps no board yet
+        assert memory.tasks.refresh(most=1, warm=True) and len(asked) == 1 and asked[0] > 0  # only the later calls
+        memory.release_memory()  # a quiet service hands its board back: the next call reads the stored one
+        s3 = s2.with_name("s3.jsonl")
+        s3.write_text(_todo_call("s3", 1, [("Keep sessions in a dict", "completed")], "2026-03-03T09:00:00.000Z"))
+        memory.import_history(home, settle_seconds=0)
+        assert memory.tasks.refresh(most=1, warm=True) and len(asked) == 2 and asked[1] > asked[0]
+        got = projection(memory)
+        assert {t["title"]: t["status"] for t in memory.tasks.listing(None, (), 10)}[
+            "Keep sessions in a dict"
+        ] == "done"
+        memory.tasks.refresh(force=True)
+        assert asked[-1] == 0 and projection(memory) == got  # what a fold from the start gives
+        memory.release_memory()
+        memory.con.execute("UPDATE task_board SET body = 'not a board'::BLOB")  # (as from another version)
+        s3.write_text(s3.read_text() + _todo_call("s3", 2, [("Tag the release", "pending")], "2026-03-03T09:05:00Z"))
+        memory.import_history(home, settle_seconds=0)
+        assert memory.tasks.refresh() and asked[-1] == 0  # unreadable: folded from the start, and no error
+        assert "Tag the release" in {t["title"] for t in memory.tasks.listing(None, (), 10)}
+        assert tasks_store.board_state(memory.con) == tasks_store.offset(memory.con)
+
+
+def test_a_store_without_a_board_makes_it_in_steps_and_writes_only_the_board(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, data, s2, later = folded_once(tmp_path)
+    with Memory(data) as memory:
+        memory.con.execute("DELETE FROM task_board")  # as a store made before boards were kept
+    with Memory(data) as memory:  # another process: the projection is current, but there is no board to fold into
         before = projection(memory)
         writes: list[object] = []
         write = memory.writer.write_tasks
@@ -182,9 +240,8 @@ def test_a_new_service_makes_its_board_in_steps_without_writing_and_later_calls_
             steps += 1
             assert len(memory.tasks.listing(None, (), 10)) == 4  # a face's read meanwhile: current, and it goes on
         assert steps == 2 and writes == [] and projection(memory) == before  # made, not written again
-        asked: list[int] = []
-        calls = tasks_store.calls
-        monkeypatch.setattr(tasks_store, "calls", lambda con, after=0: (asked.append(after), calls(con, after))[1])
+        assert tasks_store.board_state(memory.con) == tasks_store.offset(memory.con)  # only the board is
+        asked = asked_for_calls(monkeypatch)
         s2.write_text(later)
         memory.import_history(home, settle_seconds=0)
         assert memory.tasks.refresh(most=1, warm=True) and asked == [asked[0]] and asked[0] > 0  # folded into it

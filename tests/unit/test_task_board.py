@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -206,3 +207,44 @@ def test_a_condition_resolves_to_the_task_created_later_under_its_name() -> None
     assert (condition, "resolves_to", client) in board.edges
     with pytest.raises(ValueError, match="cannot be resolves_to"):
         board._link(ship.id, "resolves_to", client)  # a task does not resolve to another: only a condition does
+
+
+def test_a_dumped_board_read_back_folds_later_calls_as_the_board_itself() -> None:
+    """Board.dump -> JSON -> Board.load, cut anywhere in a history with every kind of call (lists, Claude Code's
+    ids, renames, blockers, conditions resolved, a merge), folds the rest to the same events and the same board."""
+    notes, redis, sessions = "Write the release notes", "Try the Redis cache", "Keep sessions in a dict"
+    calls = [
+        Call(1, "s1", None, PROJECT, todo((notes, "in_progress"), (redis, "pending"))),
+        Call(2, "s1", None, PROJECT, {"kind": "create", "id": "1", "title": "Ship invoices",
+                                      "description": "Waiting for the billing API client to exist; see PAY-42."}),
+        Call(3, "s1", "agent-7", PROJECT, todo(("Draft the changelog", "pending"))),
+        Call(4, "s1", None, PROJECT, {"kind": "update", "id": "1", "title": "Ship the invoices",
+                                      "status": "in_progress"},
+             "That deploy is blocked on https://github.com/o/r/issues/3."),
+        Call(5, "s2", None, PROJECT, {"kind": "create", "id": "1", "title": "the billing API client to exist",
+                                      "description": ""}),
+        Call(6, "s1", None, PROJECT, todo((notes, "completed"), (sessions, "pending"))),
+        Call(-1, "user", None, None, {"kind": "correction", "action": "merge",
+                                      "id": task_key(PROJECT, "Draft the changelog"),
+                                      "into": task_key(PROJECT, sessions)}),
+        Call(7, "s1", "agent-7", PROJECT, todo(("Draft the changelog", "completed"))),
+        Call(8, "s2", None, PROJECT, {"kind": "update", "id": "1", "status": "done"}),
+        Call(9, "s3", None, PROJECT, todo(
+            ("Write the release-notes", "pending"), ("Keep session in a dict", "pending")
+        )),
+    ]  # fmt: skip
+
+    def fold(board: Board, part: list[Call]) -> list[tuple[str, str]]:
+        return [(e.type, e.dedupe_key(c.session_id, c.event_id)) for c in part for e in board.apply(c)]
+
+    whole = Board()
+    expected = fold(whole, calls)
+    assert {t for t, _ in expected} >= {"task_created", "task_status_changed", "condition_resolved_to"}
+    for cut in range(len(calls) + 1):
+        board = Board()
+        before = fold(board, calls[:cut])
+        again = Board.load(json.loads(json.dumps(board.dump())))
+        assert before + fold(again, calls[cut:]) == expected, cut
+        assert json.dumps(again.dump()) == json.dumps(whole.dump()), cut
+    with pytest.raises(ValueError, match="format 0 cannot be read"):
+        Board.load({**whole.dump(), "format": 0})

@@ -49,6 +49,7 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
 SAME: Final = 0.92  # a title this similar, alone (GAP ahead of the next), is the same task
 GAP: Final = 0.03
 SUGGEST: Final = 0.75  # ... this similar: a suggestion kept on the task, never merged
+BOARD_FORMAT: Final = 1  # of Board.dump: a board dumped in another format is folded again from the calls
 MAX_TEXT: Final = 2_000  # of a task's description kept
 _STATUS_OF: Final = {"pending": "pending", "in_progress": "in_progress", "completed": "done", "deleted": "cancelled"}
 _NOT_WORD: Final = re.compile(r"[^\w\s]|_", re.UNICODE)
@@ -218,6 +219,45 @@ class Board:
         # project -> its conditions a new task may resolve (neither resolved nor placeholders), by entity number
         self._unresolved: dict[str | None, dict[str, int]] = {}
         self._number: dict[str, int] = {}  # entity id -> its place in ``entities`` (the order conditions are tried)
+
+    # ------------------------------------------------------------------ kept between processes
+
+    def dump(self) -> dict[str, Any]:
+        """Everything the board holds, as JSON values, in the orders it holds it: :meth:`load` gives a board that
+        folds later calls exactly as this one would."""
+        return {
+            "format": BOARD_FORMAT,
+            "entities": [
+                [e.id, e.type, e.title, e.project, e.state, sorted(e.aliases)] for e in self.entities.values()
+            ],
+            "aliases": list(self.aliases.items()),
+            "claude_ids": [[session, claude_id, task] for (session, claude_id), task in self.claude_ids.items()],
+            "lists": [[session, agent, list(items.items())] for (session, agent), items in self.lists.items()],
+            "edges": sorted(self.edges),
+            "open": [[project, list(titles.items())] for project, titles in self._open.items()],
+        }
+
+    @classmethod
+    def load(cls, dumped: dict[str, Any]) -> Board:
+        """The board :meth:`dump` gave; ValueError for another format."""
+        if dumped.get("format") != BOARD_FORMAT:
+            found = dumped.get("format")
+            raise ValueError(f"A task board in format {found!r} cannot be read (this version reads {BOARD_FORMAT}).")
+        board = cls()
+        for entity_id, kind, title, project, state, aliases in dumped["entities"]:
+            board.entities[entity_id] = Entity(entity_id, kind, title, project, state, set(aliases))
+            board._number[entity_id] = len(board._number)
+        board.aliases = dict(dumped["aliases"])
+        board.claude_ids = {(session, claude_id): task for session, claude_id, task in dumped["claude_ids"]}
+        board.lists = {(session, agent): dict(items) for session, agent, items in dumped["lists"]}
+        board.edges = {(src, rel, dst) for src, rel, dst in dumped["edges"]}
+        for project, titles in dumped["open"]:
+            board._open[project] = dict(titles)
+            board._open_lower[project] = {task: title.lower() for task, title in titles}
+        for entity in board.entities.values():
+            if entity.type == "condition":
+                board._waits(entity)
+        return board
 
     # ------------------------------------------------------------------ identity
 

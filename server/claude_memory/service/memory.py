@@ -123,9 +123,11 @@ class Memory:
         )
 
     def release_memory(self) -> bool:
-        """Hand memory this process no longer needs back to the system: DuckDB's cached blocks past a bound and
-        the freed heap (after loads, imports, a rebuilt index). A few milliseconds; only where no other thread
-        queries the store (the service's worker when quiet). True if DuckDB's cache was trimmed."""
+        """Hand memory this process no longer needs back to the system: the task board held for the next task call
+        (stored), DuckDB's cached blocks past a bound and the freed heap (after loads, imports, a rebuilt index). A few
+        milliseconds; only where no other thread queries the store (the service's worker when quiet). True if
+        DuckDB's cache was trimmed."""
+        self.tasks.release()
         trimmed = db.release_cache(self.con, self._memory_limit)
         release_freed_memory()
         return trimmed

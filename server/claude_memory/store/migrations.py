@@ -349,4 +349,17 @@ MIGRATIONS: Final[tuple[tuple[str, str], ...]] = (
         );
         """,
     ),
+    (
+        "0016_task_board",
+        """
+        -- The task projector's board (core/tasks.py Board.dump) as it was after folding the calls up to ``state``,
+        -- written with the projection: a later process folds new calls into it instead of folding every call again,
+        -- and the service need not hold it between calls. Used only while ``state`` is the projection's offset;
+        -- deleted by a forget or a correction (which reset the offset). One row at most.
+        CREATE TABLE task_board (
+            state         BIGINT NOT NULL,             -- the seq of the newest task call folded in
+            body          BLOB NOT NULL                -- zlib-compressed JSON
+        );
+        """,
+    ),
 )

@@ -100,7 +100,7 @@ def add_correction(con: duckdb.DuckDBPyConnection, ts: datetime, kind: str, task
         "INSERT INTO task_corrections SELECT coalesce(max(seq), 0) + 1, ?, ?, ?, ? FROM task_corrections",
         [ts, kind, task_id, into_id],
     )
-    projections.reset(con, OFFSET)
+    _drop_board(con)
 
 
 def newest_call(con: duckdb.DuckDBPyConnection) -> int:
@@ -116,7 +116,39 @@ def forget(con: duckdb.DuckDBPyConnection, doomed: str) -> None:
     """The writer's forget: the task events of forgotten calls go now, and the projection is made again from the
     calls left at its next refresh."""
     con.execute(f"DELETE FROM task_events WHERE source_event IN (SELECT id FROM {doomed})")
+    _drop_board(con)
+
+
+def _drop_board(con: duckdb.DuckDBPyConnection) -> None:
+    """The projection folded again from the start at its next refresh: its offset and its board go (the board holds
+    the titles and words of the calls it folded)."""
     projections.reset(con, OFFSET)
+    con.execute("DELETE FROM task_board")
+
+
+def board(con: duckdb.DuckDBPyConnection) -> tuple[int, bytes] | None:
+    """The board kept with the projection and the offset it was folded to (:func:`replace`), if any."""
+    row = con.execute("SELECT state, body FROM task_board").fetchone()
+    return (int(row[0]), bytes(row[1])) if row else None
+
+
+def board_state(con: duckdb.DuckDBPyConnection) -> int | None:
+    """The offset of the board kept, without reading it."""
+    row = con.execute("SELECT state FROM task_board").fetchone()
+    return int(row[0]) if row else None
+
+
+def keep_board(con: duckdb.DuckDBPyConnection, state: int, body: bytes) -> None:  # (the writer's)
+    con.execute("DELETE FROM task_board")
+    con.execute("INSERT INTO task_board VALUES (?, ?)", [state, body])
+
+
+def known_keys(con: duckdb.DuckDBPyConnection, keys: Sequence[str]) -> set[str]:
+    """Those of these task event dedupe keys that are stored."""
+    if not keys:
+        return set()
+    rows = con.execute("SELECT dedupe_key FROM task_events WHERE list_contains(?, dedupe_key)", [list(keys)])
+    return {str(r[0]) for r in rows.fetchall()}
 
 
 def offset(con: duckdb.DuckDBPyConnection) -> int | None:
@@ -140,11 +172,12 @@ def replace(
     aliases: list[tuple[str, str]],
     edges: list[tuple[str, str, str]],
     state: int,
+    board_body: bytes,
     *,
     add: bool = False,
 ) -> None:  # (the writer's)
     """The projection replaced (the writer's transaction): its entities, aliases and edges, and its task events, or,
-    with ``add``, the task events that later calls made added to them."""
+    with ``add``, the task events that later calls made added to them; and the board they came from."""
     con.register("new_task_events", events)
     con.register("new_entities", entities)
     try:
@@ -161,6 +194,7 @@ def replace(
         con.register("new_edges", _strings(("src", "rel", "dst"), edges))
         con.execute("INSERT INTO edges SELECT * FROM new_edges")
         projections.set_offset(con, OFFSET, state)
+        keep_board(con, state, board_body)
     finally:
         for name in ("new_task_events", "new_entities", "new_aliases", "new_edges"):
             con.unregister(name)

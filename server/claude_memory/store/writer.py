@@ -365,13 +365,19 @@ class EventWriter:
         aliases: list[tuple[str, str]],
         edges: list[tuple[str, str, str]],
         state: int,
+        board: bytes,
         *,
         add: bool = False,
     ) -> None:
-        """Replace the task projection (service/tasks.py) in one transaction; with ``add``, ``events`` are added to
-        the stored task events instead of replacing them."""
+        """Replace the task projection (service/tasks.py) and the board it came from in one transaction; with
+        ``add``, ``events`` are added to the stored task events instead of replacing them."""
         with transaction(self.con):
-            tasks.replace(self.con, events, entities, aliases, edges, state, add=add)
+            tasks.replace(self.con, events, entities, aliases, edges, state, board, add=add)
+
+    def keep_task_board(self, state: int, board: bytes) -> None:
+        """The board of a projection that was current already (folded from the start, nothing new to write)."""
+        with transaction(self.con):
+            tasks.keep_board(self.con, state, board)
 
     def add_insights(self, rows: pa.Table, after: int, seq: int) -> None:
         """What the prompts after the offset ``after`` up to ``seq`` say (service/insights.py), with the projection's
