@@ -14,8 +14,10 @@ import pytest
 from claude_memory.client.transport import connect
 from claude_memory.core.filters import ForgetSelector
 from claude_memory.core.tasks import task_key
+from claude_memory.service import idle
 from claude_memory.service.memory import Memory
 from claude_memory.store import tasks as tasks_store
+from support.idle_work import quiet_idle_work
 
 PROJECT = "/nonexistent/todo-app"
 STATUS = {"pending": "pending", "in_progress": "in_progress", "completed": "done"}
@@ -176,17 +178,38 @@ def test_the_idle_step_folds_from_the_start_a_few_calls_at_a_time(tmp_path: Path
     with Memory(data) as memory:
         memory.import_history(home, settle_seconds=0)
         memory.con.execute("DELETE FROM projection_offsets WHERE name = 'task_projector'")  # as after an upgrade
-        steps = 0
+        steps, writing = 0, []
         while memory.tasks.refresh(most=1):
             steps += 1
+            writing.append(memory.tasks.writing_next)
             if steps == 1:
                 assert memory.tasks.behind and projection(memory)["task_events"] == []  # written at the end only
                 s2.write_text(later)  # a later session's calls come meanwhile: they join the fold
                 memory.import_history(home, settle_seconds=0)
-        assert steps == 3 and not memory.tasks.behind  # s1's two calls, then s2's
+        # s1's two calls, then s2's; then the write, in a step of its own (the idle step hands back memory before it)
+        assert steps == 4 and writing == [False, False, True, False] and not memory.tasks.behind
         got = projection(memory)
         memory.tasks.refresh(force=True)
         assert projection(memory) == got and len(got["task_events"]) > 0
+
+
+def test_a_quiet_service_hands_back_memory_before_a_fold_from_the_start_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, data, _s2, _later = held_back(tmp_path)
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+    with Memory(data) as memory:
+        memory.con.execute("DELETE FROM projection_offsets WHERE name = 'task_projector'")  # as after an upgrade
+        seen: list[str] = []
+        release, write = memory.release_memory, memory.writer.write_tasks
+        monkeypatch.setattr(memory, "release_memory", lambda: (seen.append("release"), release())[1])
+        monkeypatch.setattr(memory.writer, "write_tasks", lambda *a, **k: (seen.append("write"), write(*a, **k)))
+        monkeypatch.setattr(idle, "IDLE_TASK_CALLS", 1)
+        work = quiet_idle_work(memory)
+        for _ in range(6):
+            work.step()
+        assert seen[seen.index("write") - 1] == "release" and tasks_store.offset(memory.con)
 
 
 def test_a_later_process_folds_later_calls_into_the_board_stored_with_the_projection(
@@ -239,7 +262,7 @@ def test_a_store_without_a_board_makes_it_in_steps_and_writes_only_the_board(
         while memory.tasks.refresh(most=1, warm=True):
             steps += 1
             assert len(memory.tasks.listing(None, (), 10)) == 4  # a face's read meanwhile: current, and it goes on
-        assert steps == 2 and writes == [] and projection(memory) == before  # made, not written again
+        assert steps == 3 and writes == [] and projection(memory) == before  # made (2 calls), not written again
         assert tasks_store.board_state(memory.con) == tasks_store.offset(memory.con)  # only the board is
         asked = asked_for_calls(monkeypatch)
         s2.write_text(later)

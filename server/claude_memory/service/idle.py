@@ -112,7 +112,7 @@ class IdleWork:
             # new events: fold their task calls into the board, read their prompts and let the ones stating rules join
             # the grouping, now rather than in the next SessionStart; a busy service only looks (a few prompts read)
             self.tasks_due = False
-            memory.tasks.refresh(most=IDLE_TASK_CALLS if quiet else 0, warm=True)
+            self._fold_tasks(memory, IDLE_TASK_CALLS if quiet else 0)
             most = IDLE_PROMPTS if quiet else BUSY_PROMPTS
             self._prompts_behind = memory.insights.refresh(most=most) == most
             if not self._prompts_behind:  # (grouped once they are all read)
@@ -123,7 +123,7 @@ class IdleWork:
             # a fold or a grouping from the start (a new service's first, which makes what later ones join; an import
             # of older history), or a backlog of prompts (a first import, a new extractor): a little per quiet step
             if memory.tasks.behind:
-                replayed = memory.tasks.refresh(most=IDLE_TASK_CALLS, warm=True)
+                replayed = self._fold_tasks(memory, IDLE_TASK_CALLS)
             if self._prompts_behind:
                 self._prompts_behind = memory.insights.refresh(most=IDLE_PROMPTS) == IDLE_PROMPTS
                 replayed = True
@@ -163,6 +163,14 @@ class IdleWork:
             self.embed_due, self._embed_checked = False, time.monotonic()
             self.save_index()
         return memory.switch.step(batch) or replayed  # a change of model, once the queue is empty
+
+    def _fold_tasks(self, memory: Memory, most: int) -> bool:
+        """Fold new task calls into the task projection, a fold from the start ``most`` calls at a time. Before such
+        a fold writes (at 100k events: 15,000 task events, 8,600 entities, +50 MB for half a second), memory is
+        handed back: what DuckDB read for the fold, and the fold's leftovers."""
+        if most and memory.tasks.writing_next and self._refit is None:
+            memory.release_memory()
+        return memory.tasks.refresh(most=most, warm=True)
 
     def _refit_step(self, memory: Memory) -> bool:
         """Once the vector index is due a new projection (store.vector_index), build it on a thread of its own, the

@@ -122,9 +122,9 @@ class TaskProjector:
                 emitted = {e["dedupe_key"]: e for e in self._apply(folded.board, later)}
                 known = store.known_keys(con, list(emitted))
                 fresh = [e for key, e in emitted.items() if key not in known]
-                first_seq = folded.events + 1
+                events = self._events_table(fresh, folded.events + 1)
                 folded.last, folded.state, folded.events = _order(later[-1]), newest, folded.events + len(fresh)
-                self._write(folded, fresh, first_seq=first_seq)
+                self._write(folded, events, add=True)
                 return True
         if most == 0 and not force:
             self.behind = True
@@ -136,18 +136,30 @@ class TaskProjector:
             replay = _Replay(Board(), self._items(store.calls(con), store.corrections(con)), 0, [], offset, newest)
         end = len(replay.items) if most is None else min(len(replay.items), replay.done + most)
         replay.emitted += self._apply(replay.board, replay.items[replay.done : end])
+        # a bounded fold that folded its last calls writes at the next refresh, when the caller has handed back memory
+        # (:attr:`writing_next`): the write is a new service's largest moment
+        unwritten = end < len(replay.items) or (most is not None and end > replay.done)
         replay.done = end
-        self._replay = replay if end < len(replay.items) else None
+        self._replay = replay if unwritten else None
         self.behind = self._replay is not None
         if self._replay is None:
-            unique = list({e["dedupe_key"]: e for e in replay.emitted}.values())
             last = _order(replay.items[-1]) if replay.items else (False, datetime.min, 0, 0)
-            self._folded = _Folded(replay.board, last, replay.newest, len(unique))
+            unique = list({e["dedupe_key"]: e for e in replay.emitted}.values())
+            events = self._events_table(unique, 1)
+            self._folded = _Folded(replay.board, last, replay.newest, events.num_rows)
+            # what was read and emitted goes before the write (at 100k events: 2,100 calls with the words around them,
+            # 15,000 event rows), so that the write's own memory reuses theirs
+            replay.items, replay.emitted, unique = [], [], []
             if replay.offset != replay.newest:
-                self._write(self._folded, unique)
+                self._write(self._folded, events)
             else:  # (a projection already current is not written again: only the board it came from)
                 self._memory.writer.keep_task_board(replay.newest, self._folded.encode())
         return True
+
+    @property
+    def writing_next(self) -> bool:
+        """A fold from the start has folded every call, and the next refresh writes what it made."""
+        return self._replay is not None and self._replay.done == len(self._replay.items)
 
     def _restore(self, offset: int) -> bool:
         """Have the board of the projection at ``offset`` at hand: the one held, or the one stored with it. False if
@@ -221,17 +233,21 @@ class TaskProjector:
             log.info("%d older task tool calls could not be read again from their transcripts.", unread)
         return emitted
 
-    def _write(self, folded: _Folded, unique: list[dict[str, Any]], first_seq: int | None = None) -> None:
-        """The task events (all of them, numbered from 1; or, from ``first_seq``, the ones to add), with the
-        board's entities, aliases and edges in place of the stored ones, and the board itself."""
-        board, start = folded.board, first_seq or 1
-        events = pa.table(
+    @staticmethod
+    def _events_table(emitted: list[dict[str, Any]], first_seq: int) -> pa.Table:
+        """Task events as stored, numbered from ``first_seq``."""
+        return pa.table(
             {
-                name: [n + start if name == "seq" else e[name] for n, e in enumerate(unique)]
+                name: [n + first_seq if name == "seq" else e[name] for n, e in enumerate(emitted)]
                 for name in store.EVENT_SCHEMA.names
             },
             schema=store.EVENT_SCHEMA,
         )
+
+    def _write(self, folded: _Folded, events: pa.Table, *, add: bool = False) -> None:
+        """The task events (all of them; or, with ``add``, the ones to add), with the board's entities, aliases and
+        edges in place of the stored ones, and the board itself."""
+        board = folded.board
         entities = pa.table(
             {
                 "id": [e.id for e in board.entities.values()],
@@ -244,7 +260,7 @@ class TaskProjector:
         )
         aliases = sorted(board.aliases.items())
         self._memory.writer.write_tasks(
-            events, entities, aliases, sorted(board.edges), folded.state, folded.encode(), add=first_seq is not None
+            events, entities, aliases, sorted(board.edges), folded.state, folded.encode(), add=add
         )
 
     # ------------------------------------------------------------------ reads for the faces
