@@ -1,5 +1,6 @@
 """A quiet memory service hands back what it no longer needs (IdleWork → Memory.release_memory): DuckDB's cache of
-the store past its bound, every RELEASE_EVERY seconds, and not while a refit of the vector index queries beside it."""
+the store past its bound, every RELEASE_EVERY seconds, and not while a refit of the vector index queries beside it; a
+busy one, DuckDB's part every RELEASE_BUSY_EVERY seconds."""
 
 from __future__ import annotations
 
@@ -16,13 +17,20 @@ from support.idle_work import quiet_idle_work
 from support.store_log import log_rows
 
 
-def test_a_quiet_service_trims_duckdbs_cache_every_half_minute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(db, "CACHE_FLOOR", 3 << 20)  # (so trimmed past 4.5 MB)
+def scratch_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[float]]:
+    """A store with a table whose reading fills DuckDB's cache past a bound of 3 MB (trimmed past 4.5 MB), and the idle
+    work's clock, set by the test."""
+    monkeypatch.setattr(db, "CACHE_FLOOR", 3 << 20)
     data = tmp_path / "data"
     with Memory(data) as memory:
         memory.con.execute("CREATE TABLE scratch AS SELECT range AS n, md5(range::VARCHAR) AS s FROM range(400000)")
     clock = [1_000.0]
     monkeypatch.setattr(idle.time, "monotonic", lambda: clock[0])
+    return data, clock
+
+
+def test_a_quiet_service_trims_duckdbs_cache_every_half_minute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data, clock = scratch_store(tmp_path, monkeypatch)
     with Memory(data) as memory:
         work = quiet_idle_work(memory)
 
@@ -42,6 +50,26 @@ def test_a_quiet_service_trims_duckdbs_cache_every_half_minute(tmp_path: Path, m
         work.step()
         assert db.cache_bytes(memory.con) <= 3 << 20
         assert read() > 6 << 20  # the next read fills it again: the limit is the default again
+
+
+def test_a_busy_service_trims_duckdbs_cache_between_requests_and_keeps_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, clock = scratch_store(tmp_path, monkeypatch)
+    with Memory(data) as memory:
+        work = quiet_idle_work(memory)
+        boards: list[None] = []
+        monkeypatch.setattr(memory.tasks, "release", lambda: boards.append(None))
+        memory.con.execute("SELECT count(DISTINCT s) FROM scratch").fetchone()
+        held = db.cache_bytes(memory.con)
+        assert held > 6 << 20
+        work._worker.last_request = clock[0]  # a request just now: busy
+        work.step()
+        assert db.cache_bytes(memory.con) >= held  # not yet: less than RELEASE_BUSY_EVERY since the last hand-back
+        clock[0] += idle.RELEASE_BUSY_EVERY
+        work._worker.last_request = clock[0]
+        work.step()
+        assert db.cache_bytes(memory.con) <= 3 << 20 and boards == []  # DuckDB's part only: the task board stays
 
 
 def test_a_quiet_service_writes_duckdbs_log_into_the_store_and_so_does_closing(tmp_path: Path) -> None:
