@@ -126,6 +126,26 @@ def test_same_ids_scores_and_coverage_as_sql_for_many_queries_and_every_filter(s
         assert index.search([], EventFilters(), 10, events) == []
 
 
+def test_postings_of_events_that_do_not_exist_are_not_loaded(store: Path, tmp_path: Path) -> None:
+    """A crash can leave postings in kw_delta whose event was never stored (the next import removes them): a load
+    skips them, wherever they fall among the others."""
+    with Memory(shutil.copytree(store, tmp_path / "d")) as memory:
+        stored = keyword.delta_rows(memory.con)
+        clean, clean_events = fresh(memory)
+        top = memory.con.execute("SELECT min(id), max(id) FROM events").fetchone()
+        assert top is not None
+        for missing in (int(top[0]) - 1, int(top[1]) + 1, int(top[1]) + 1000):
+            memory.con.execute(
+                "INSERT INTO kw_delta VALUES ('quaxelbrot', ?, 2, 3), ('ruff', ?, 1, 3)", [missing, missing]
+            )
+        index, events = fresh(memory)
+        assert index.postings == stored and index.search(["quaxelbrot"], EventFilters(), 10, events) == []
+        for terms in (["ruff"], ["ruff", "format"], *vocabulary_queries(memory, 10, seed=5)):
+            assert index.search(terms, EventFilters(), 20, events) == clean.search(
+                terms, EventFilters(), 20, clean_events
+            )
+
+
 def test_pruned_answers_equal_the_full_pass_to_the_last_bit(
     store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
