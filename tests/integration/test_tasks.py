@@ -15,6 +15,7 @@ from claude_memory.client.transport import connect
 from claude_memory.core.filters import ForgetSelector
 from claude_memory.core.tasks import task_key
 from claude_memory.service import idle
+from claude_memory.service import tasks as tasks_service
 from claude_memory.service.memory import Memory
 from claude_memory.store import tasks as tasks_store
 from support.idle_work import quiet_idle_work
@@ -210,6 +211,35 @@ def test_a_quiet_service_hands_back_memory_before_a_fold_from_the_start_writes(
         for _ in range(6):
             work.step()
         assert seen[seen.index("write") - 1] == "release" and tasks_store.offset(memory.con)
+
+
+def test_in_a_service_a_face_reads_what_is_stored_while_the_idle_step_folds_from_the_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, data, s2, later = held_back(tmp_path)
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+        memory.tasks.background = True  # (the service's)
+        monkeypatch.setattr(tasks_service, "FACE_FOLD_SECONDS", 0.0)  # (a fold longer than a face waits for)
+        monkeypatch.setattr(tasks_service, "FACE_TASK_CALLS", 1)
+        assert memory.tasks.listing(None, (), 10) == [] and memory.tasks.behind  # it did not wait: stored, none yet
+        work = quiet_idle_work(memory)
+        for _ in range(10):
+            work.step()
+        assert not memory.tasks.behind and len(memory.tasks.listing(None, (), 10)) == 4
+        asked = asked_for_calls(monkeypatch)
+        s2.write_text(later)  # a live session's calls: folded into the board at once, for a face too
+        memory.import_history(home, settle_seconds=0)
+        titles = {t["title"]: t["status"] for t in memory.tasks.listing(None, (), 10)}
+        assert titles["Write the release notes"] == "done" and asked == [asked[0]] and asked[0] > 0
+
+
+def test_in_a_service_a_face_finishes_a_short_fold_from_the_start(tmp_path: Path) -> None:
+    home, data, _s2, _later = held_back(tmp_path)
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+        memory.tasks.background = True
+        assert len(memory.tasks.listing(None, (), 10)) == 4 and not memory.tasks.behind  # within FACE_FOLD_SECONDS
 
 
 def test_a_later_process_folds_later_calls_into_the_board_stored_with_the_projection(

@@ -162,6 +162,7 @@ class MemoryService:
             else:
                 locations.clear_damaged(data_dir)
                 memory.defer_checkpoints()  # (to the idle step's quiet moments: IdleWork)
+                memory.tasks.background = True  # (a fold of the task calls from the start too)
                 self.fetcher.name = memory.embedder.model_name  # the store's model (it may not be the default)
                 return memory
 
