@@ -126,12 +126,13 @@ def held_back(tmp_path: Path) -> tuple[Path, Path, Path, str]:
     return home, tmp_path / "data", s2, later
 
 
-def folded_once(tmp_path: Path) -> tuple[Path, Path, Path, str]:
-    """:func:`held_back`, imported and folded by a first process."""
+def imported_once(tmp_path: Path, *, fold: bool = False) -> tuple[Path, Path, Path, str]:
+    """:func:`held_back`, imported (and with ``fold``, folded) by a first process."""
     home, data, s2, later = held_back(tmp_path)
     with Memory(data) as memory:
         memory.import_history(home, settle_seconds=0)
-        memory.tasks.refresh()
+        if fold:
+            memory.tasks.refresh()
     return home, data, s2, later
 
 
@@ -197,9 +198,7 @@ def test_the_idle_step_folds_from_the_start_a_few_calls_at_a_time(tmp_path: Path
 def test_a_quiet_service_hands_back_memory_before_a_fold_from_the_start_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home, data, _s2, _later = held_back(tmp_path)
-    with Memory(data) as memory:
-        memory.import_history(home, settle_seconds=0)
+    _home, data, _s2, _later = imported_once(tmp_path)
     with Memory(data) as memory:
         memory.con.execute("DELETE FROM projection_offsets WHERE name = 'task_projector'")  # as after an upgrade
         seen: list[str] = []
@@ -216,9 +215,8 @@ def test_a_quiet_service_hands_back_memory_before_a_fold_from_the_start_writes(
 def test_in_a_service_a_face_reads_what_is_stored_while_the_idle_step_folds_from_the_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home, data, s2, later = held_back(tmp_path)
+    home, data, s2, later = imported_once(tmp_path)
     with Memory(data) as memory:
-        memory.import_history(home, settle_seconds=0)
         memory.tasks.background = True  # (the service's)
         monkeypatch.setattr(tasks_service, "FACE_FOLD_SECONDS", 0.0)  # (a fold longer than a face waits for)
         monkeypatch.setattr(tasks_service, "FACE_TASK_CALLS", 1)
@@ -235,9 +233,8 @@ def test_in_a_service_a_face_reads_what_is_stored_while_the_idle_step_folds_from
 
 
 def test_in_a_service_a_face_finishes_a_short_fold_from_the_start(tmp_path: Path) -> None:
-    home, data, _s2, _later = held_back(tmp_path)
+    _home, data, _s2, _later = imported_once(tmp_path)
     with Memory(data) as memory:
-        memory.import_history(home, settle_seconds=0)
         memory.tasks.background = True
         assert len(memory.tasks.listing(None, (), 10)) == 4 and not memory.tasks.behind  # within FACE_FOLD_SECONDS
 
@@ -245,7 +242,7 @@ def test_in_a_service_a_face_finishes_a_short_fold_from_the_start(tmp_path: Path
 def test_a_later_process_folds_later_calls_into_the_board_stored_with_the_projection(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home, data, s2, later = folded_once(tmp_path)
+    home, data, s2, later = imported_once(tmp_path, fold=True)
     with Memory(data) as memory:
         assert tasks_store.board_state(memory.con) == tasks_store.offset(memory.con) and tasks_store.board_state(
             memory.con
@@ -279,7 +276,7 @@ def test_a_later_process_folds_later_calls_into_the_board_stored_with_the_projec
 def test_a_store_without_a_board_makes_it_in_steps_and_writes_only_the_board(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home, data, s2, later = folded_once(tmp_path)
+    home, data, s2, later = imported_once(tmp_path, fold=True)
     with Memory(data) as memory:
         memory.con.execute("DELETE FROM task_board")  # as a store made before boards were kept
     with Memory(data) as memory:  # another process: the projection is current, but there is no board to fold into
