@@ -99,13 +99,16 @@ def summary(name: str, values: list[float]) -> dict[str, Any]:
             "p95_ms": round(percentile(values, 95), 1), "max_ms": round(max(values), 1)}  # fmt: skip
 
 
-def session_starts(client: ServiceClient, env: dict[str, str], count: int) -> tuple[list[float], int]:
-    """SessionStart hooks in the projects with the most open tasks (each from a new session): (milliseconds, how
-    many listed open tasks)."""
+def session_starts(
+    client: ServiceClient, env: dict[str, str], count: int, fallback: list[str]
+) -> tuple[list[float], int]:
+    """SessionStart hooks in the projects with the most open tasks (each from a new session), else (no task folded
+    yet: a store the service has just begun to fold) in the ``fallback`` projects: (milliseconds, how many listed
+    open tasks)."""
     if not count:
         return [], 0
     open_tasks = client.call("tasks", {"open": True, "limit": 10_000})
-    projects = sorted({t["project"] for t in open_tasks if t["project"]})[:count]
+    projects = sorted({t["project"] for t in open_tasks if t["project"]})[:count] or sorted(set(fallback))[:count]
     millis, listed = [], 0
     for i in range(count):
         payload = {"session_id": f"bench-start-{i}", "cwd": projects[i % len(projects)], "source": "startup",
@@ -218,7 +221,7 @@ def main() -> None:
         watch.stage("PostToolUse hooks")
         edit_ms, noted = pre_edit_hooks(client, work, env, args.edits, rng, watch)
         watch.stage("PreToolUse hooks")
-        start_ms, with_tasks = session_starts(client, env, args.starts)
+        start_ms, with_tasks = session_starts(client, env, args.starts, [project for _, project in hooked])
         watch.stage("SessionStart hooks")
         time.sleep(args.settle)  # the idle steps: new events embedded, then memory handed back (every 30 s)
         watch.stage(f"quiet {args.settle:g} s")
