@@ -33,6 +33,7 @@ def test_a_quiet_service_trims_duckdbs_cache_every_half_minute(tmp_path: Path, m
     data, clock = scratch_store(tmp_path, monkeypatch)
     with Memory(data) as memory:
         work = quiet_idle_work(memory)
+        work._worker.last_request = clock[0] - 2  # quiet, but not for long: no checkpoint (which hands back too)
 
         def read() -> int:
             memory.con.execute("SELECT count(DISTINCT s) FROM scratch").fetchone()
@@ -43,6 +44,7 @@ def test_a_quiet_service_trims_duckdbs_cache_every_half_minute(tmp_path: Path, m
         work.step()
         assert db.cache_bytes(memory.con) >= held  # not yet: the last hand-back was less than RELEASE_EVERY ago
         clock[0] += idle.RELEASE_EVERY
+        work._worker.last_request = clock[0] - 2
         work._refit = (threading.Thread(target=lambda: None), memory.vector_index(), [])  # a refit building
         work.step()
         assert db.cache_bytes(memory.con) >= held
@@ -74,12 +76,13 @@ def test_a_busy_service_trims_duckdbs_cache_between_requests_and_keeps_the_rest(
 
 def test_a_quiet_service_writes_duckdbs_log_into_the_store_and_so_does_closing(tmp_path: Path) -> None:
     """With checkpoints deferred (the service's), the idle step checkpoints once the log holds QUIET_CHECKPOINT, and
-    not before; closing checkpoints whatever is left."""
+    not before, or any log once no request came for CHECKPOINT_IDLE_SECONDS; closing checkpoints whatever is left."""
     data = tmp_path / "data"
     with Memory(data) as memory:
         memory.defer_checkpoints()
         work = quiet_idle_work(memory)
         log_rows(memory.con, 4)
+        work._worker.last_request = time.monotonic() - idle.CHECKPOINT_QUIET_SECONDS - 1
         work.step()
         assert 3 << 20 < db.log_bytes(data) < db.QUIET_CHECKPOINT  # under the line: left alone
         log_rows(memory.con, 16)
@@ -91,6 +94,12 @@ def test_a_quiet_service_writes_duckdbs_log_into_the_store_and_so_does_closing(t
         assert work.step()
         assert db.log_bytes(data) < 1 << 20
         log_rows(memory.con, 4)
+        work.step()
+        assert 3 << 20 < db.log_bytes(data) < db.QUIET_CHECKPOINT
+        work._worker.last_request = time.monotonic() - idle.CHECKPOINT_IDLE_SECONDS - 1
+        assert work.step()
+        assert db.log_bytes(data) < 1 << 20  # no request for long: a smaller log is written into the file too
+        log_rows(memory.con, 4)
     assert db.log_bytes(data) == 0  # closed: written into the file
     with Memory(data) as memory:
-        assert memory.con.execute("SELECT count(*) FROM logged").fetchone() == (24 * 5 * 1000,)
+        assert memory.con.execute("SELECT count(*) FROM logged").fetchone() == (28 * 5 * 1000,)
