@@ -189,9 +189,7 @@ class PostingsIndex:
             # In batches: the terms as strings never all exist at once (~85 MB at 100k). Documents are found here
             # rather than by a join in DuckDB, which held 860 MB more while the postings were read at a million.
             for batch in reader:
-                event_ids = _int64s(batch.column(1))
-                found = np.searchsorted(ids, event_ids).clip(0, max(len(ids) - 1, 0))
-                known = ids[found] == event_ids if len(ids) else np.zeros(len(event_ids), dtype=bool)
+                found, known = _places(ids, _int64s(batch.column(1)))
                 codes.append(self._codes(batch.column(0))[known])
                 docs.append(found[known].astype(np.int32))
                 tfs.append(_compact_tf(_int32s(batch.column(2))[known]))
@@ -225,9 +223,7 @@ class PostingsIndex:
                 )
         postings = pa.concat_tables(parts)
         new_ids = _int64s(events["id"])
-        event_ids = _int64s(postings["event_id"])
-        found = np.searchsorted(new_ids, event_ids).clip(0, max(len(new_ids) - 1, 0))
-        known = new_ids[found] == event_ids if len(new_ids) else np.zeros(len(event_ids), dtype=bool)
+        found, known = _places(new_ids, _int64s(postings["event_id"]))
         docs = (found + len(self._ids)).astype(np.int32)
         codes = self._codes(postings["term"])
         tail_codes = np.concatenate([self._tail.codes(), codes[known]])
@@ -523,6 +519,14 @@ def _int32s(column: pa.Array | pa.ChunkedArray) -> Int32s:
 def _int64s(column: pa.Array | pa.ChunkedArray) -> Int64s:
     flat = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     return np.asarray(flat.to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _places(ids: Int64s, event_ids: Int64s) -> tuple[Int64s, npt.NDArray[np.bool_]]:
+    """Where each of ``event_ids`` is in the sorted ``ids``, and whether it is there at all (a posting of an event
+    that does not exist: a crash can leave some)."""
+    found = np.searchsorted(ids, event_ids).clip(0, max(len(ids) - 1, 0))
+    known = ids[found] == event_ids if len(ids) else np.zeros(len(event_ids), dtype=bool)
+    return found, known
 
 
 def _drained(parts: list[Any]) -> Any:
