@@ -147,9 +147,8 @@ class IdleWork:
             self.flush_uses()  # (before the model's turn: without a model the uses were written only every 5 minutes)
             settled = now - self._worker.last_request > CHECKPOINT_QUIET_SECONDS
             least = 1 if now - self._worker.last_request > CHECKPOINT_IDLE_SECONDS else db.QUIET_CHECKPOINT
-            if (
-                settled and self._refit is None and memory.checkpoint(least=least)
-            ):  # (a refit's build queries beside us)
+            # (not while a refit's build queries beside us)
+            if settled and self._refit is None and memory.checkpoint(least=least):
                 self._released = now
                 memory.release_memory()  # (what the checkpoint read)
                 return True

@@ -118,9 +118,8 @@ class TaskProjector:
         unboarded = warm and self._folded is None and (self._replay is not None or store.board_state(con) != offset)
         if not force and offset == newest and not unboarded:
             return False  # (a fold under way to make the board goes on at the idle step's next call)
-        if not force and self._replay is None and offset is not None and self._restore(offset):
-            folded = self._folded
-            assert folded is not None
+        folded = self._restore(offset) if not force and self._replay is None and offset is not None else None
+        if folded is not None:
             later = self._items(store.calls(con, after=folded.state), [])
             if later and _order(later[0]) >= folded.last:
                 emitted = {e["dedupe_key"]: e for e in self._apply(folded.board, later)}
@@ -165,21 +164,17 @@ class TaskProjector:
         """A fold from the start has folded every call, and the next refresh writes what it made."""
         return self._replay is not None and self._replay.done == len(self._replay.items)
 
-    def _restore(self, offset: int) -> bool:
-        """Have the board of the projection at ``offset`` at hand: the one held, or the one stored with it. False if
-        there is none (a store from before boards were kept, or one this version cannot read)."""
-        if self._folded is not None and self._folded.state == offset:
-            return True
-        self._folded = None
-        kept = store.board(self._memory.con) if store.board_state(self._memory.con) == offset else None
-        if kept is None:
-            return False
-        try:
-            self._folded = _Folded.decode(*kept)
-        except (ValueError, KeyError, TypeError, zlib.error) as exc:
-            log.info("The stored task board could not be read (%s); the task calls are folded again.", exc)
-            return False
-        return True
+    def _restore(self, offset: int) -> _Folded | None:
+        """The board of the projection at ``offset``, held from now on: the one held, or the one stored with it. None
+        if there is none (a store from before boards were kept, or one this version cannot read)."""
+        if self._folded is None or self._folded.state != offset:
+            body = store.board(self._memory.con, offset)
+            try:
+                self._folded = _Folded.decode(offset, body) if body is not None else None
+            except (ValueError, KeyError, TypeError, zlib.error) as exc:
+                log.info("The stored task board could not be read (%s); the task calls are folded again.", exc)
+                self._folded = None
+        return self._folded
 
     def release(self) -> None:
         """Hand back the board held for the next call (the service's quiet moments): it is stored with the

@@ -126,10 +126,10 @@ def _drop_board(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DELETE FROM task_board")
 
 
-def board(con: duckdb.DuckDBPyConnection) -> tuple[int, bytes] | None:
-    """The board kept with the projection and the offset it was folded to (:func:`replace`), if any."""
-    row = con.execute("SELECT state, body FROM task_board").fetchone()
-    return (int(row[0]), bytes(row[1])) if row else None
+def board(con: duckdb.DuckDBPyConnection, state: int) -> bytes | None:
+    """The board kept with the projection (:func:`replace`), if it was folded to the offset ``state``."""
+    row = con.execute("SELECT body FROM task_board WHERE state = ?", [state]).fetchone()
+    return bytes(row[0]) if row else None
 
 
 def board_state(con: duckdb.DuckDBPyConnection) -> int | None:
