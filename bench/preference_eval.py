@@ -1,7 +1,7 @@
 """Precision and recall of the rule and preference extractor (core/insights.py) on the labelled prompts of
 ``bench/preferences/prompts.jsonl`` (written for it, labelled without the extractor; see its README).
 
-    .venv/bin/python bench/preference_eval.py [--set prompts|test|holdout|fresh|blind|unseen]
+    .venv/bin/python bench/preference_eval.py [--set prompts|test|holdout|fresh|blind|unseen|novel]
                                               [--split dev|held-out|all] [--show]
 
 Per prompt: a prompt labelled with a rule counts as found when the extractor finds a rule in it; any rule found in a
@@ -15,7 +15,9 @@ set (``bench/preferences/test.jsonl``); it was the held-out figure until its mis
 once its totals had been reported. ``--set fresh`` (``bench/preferences/fresh.jsonl``) was written fourth, in the same
 way, with rules mostly worded without always / never; its false positives were read, then its misses. ``--set blind``
 (``bench/preferences/blind.jsonl``) was written fifth, in the same way, and read after two scorings. ``--set unseen``
-(``bench/preferences/unseen.jsonl``) was written last, in the same way; nothing in it has been read (see the README).
+(``bench/preferences/unseen.jsonl``) was written sixth, in the same way; nothing in it has been read, and nothing is
+fitted on it (see the README). ``--set novel`` was written last, scored once unread, then added to the sets the learned
+half of the extractor is fitted on (``bench/fit_rules.py``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ DEV = {"webshop", "infra"}
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    sets = ("prompts", "test", "holdout", "fresh", "blind", "unseen")
+    sets = ("prompts", "test", "holdout", "fresh", "blind", "unseen", "novel")
     parser.add_argument("--set", choices=sets, default="prompts", help="which labelled file")
     parser.add_argument("--split", choices=("dev", "held-out", "all"), default="all", help="of prompts.jsonl")
     parser.add_argument("--show", action="store_true", help="print the misses and false positives")

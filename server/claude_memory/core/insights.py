@@ -6,7 +6,9 @@ evidence, a later contrary statement superseding the earlier one. Rule-based, pu
 Precision first: a wrong "preference" injected into every session costs more than a missed one. A sentence is a rule
 only when it is an instruction (not a question, not narration, not someone else's words), carries a mark of lasting
 (always / never, "from now on", "in this repo", a convention, a replacement of one tool by another, a stopped habit)
-and no mark of the moment ("for now", "this time", "in this PR"). The figures are in ``bench/preferences``.
+and no mark of the moment ("for now", "this time", "in this PR"), or, when it carries no such mark, when the learned
+half (``core/rule_model.py``, fitted on labelled prompts) is sure enough of it. The figures are in
+``bench/preferences``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 import Stemmer
+
+from claude_memory.core import rule_model
 
 # ---------------------------------------------------------------------- canonical keys (seed §3.4)
 
@@ -84,7 +88,7 @@ class Rule:
 
 RULE_CHARS: Final = 200
 # the version of what :func:`rules` finds, raised when it changes: prompts read by another version are read again
-EXTRACTOR: Final = 4
+EXTRACTOR: Final = 5
 
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _CODE_SPAN = re.compile(r"`([^`\n]{1,60})`")
@@ -313,6 +317,16 @@ _DONT_START = re.compile(
 )
 _FORGET_OLD = re.compile(r"\b(forget (the|about) (?P<old>[\w.@/+-]+)|no longer|not (?P<old2>[\w.@/+-]+) anymore|"
                          r"(?P<old3>[\w.@/+-]+)('s| is| has) gone|drop (?P<old4>[\w.@/+-]+))")  # fmt: skip
+# what a run found, not what to do: "no tests found for streaming", "zero errors reported"
+_FINDING = re.compile(
+    r"(no|zero) ([\w.@/+-]+ ){1,3}(found|given|shown|seen|detected|reported|returned|matched|collected|selected|"
+    r"available|left|yet)\b"
+)
+_NARRATES = re.compile(
+    r"(\w+: )?(you|we|i|they|he|she|it|someone|somebody)( just| already| also| again| still)? "
+    r"(\w+ed|ran|wrote|made|did|left|broke|got|went|took|forgot|kept|built|brought|began|chose|gave|lost|meant|said|"
+    r"saw|sent|thought|told|undid)\b"
+)  # only the past tense that is not also the present ("we hit the real API in e2e tests" is a norm)
 # a prompt that asks for a feature: what follows describes it ("results go in a sidebar", "dry-run by default")
 _SPECIFIES = re.compile(r"^(please |pls |can you |could you )?(implement|add|build|create|write|make(?! sure))\b")
 _DEICTIC = re.compile(r"\b(this|that|these|those|it|them|(?<!\bin )here|yet|above|below)\b")  # "in here": the repo
@@ -384,9 +398,63 @@ def _side(found: re.Match[str], name: str) -> str:
     return next((found.group(g) for g in (name, *(f"{name}{n}" for n in range(2, 6))) if found.group(g)), "")
 
 
-def _rule(sentence: str, reminded: bool = False, context: str = "") -> Rule | None:
+# ---------------------------------------------------------------------- what the learned half sees (core/rule_model)
+
+# the version of :func:`rule_features`: weights fitted on another version are not used (bench/fit_rules.py refits)
+FEATURES: Final = 1
+_TOKEN = re.compile(r"`[^`]*`|[a-z0-9_][a-z0-9_'’.-]*[a-z0-9_]|[a-z0-9]|[?!:,;]")
+_FILE_TOKEN = re.compile(r"/|\.[a-z]{1,5}$")
+_MARKS: Final = (
+    ("always", _ALWAYS_NEVER), ("lasting", _LASTING), ("convention", _CONVENTION), ("reminder", _REMINDER),
+    ("before", _BEFORE), ("every", _EVERY_NEEDS), ("norm", _NORM), ("only", _ONLY), ("team", _TEAM_HABIT),
+    ("standing", _STANDING), ("nothing", _NO_THING), ("prefer", _PREFER), ("replace", _REPLACE),
+    ("switch", _SWITCH), ("stop", _STOP), ("dont", _DONT_START), ("oneoff", _ONE_OFF),
+    ("notinstr", _NOT_AN_INSTRUCTION), ("question", _QUESTION_START), ("describes", _DESCRIBES),
+    ("task", _TASK_START), ("specifies", _SPECIFIES), ("deictic", _DEICTIC),
+)  # fmt: skip
+
+
+def _token(word: str) -> str:
+    """A word as the model sees it: inline code, paths and snake_case names each as one kind of token."""
+    if word.startswith("`"):
+        return "<code>"
+    if _FILE_TOKEN.search(word):
+        return "<path>"
+    return "<snake>" if "_" in word else word
+
+
+def rule_features(sentence: str) -> frozenset[str]:
+    """A sentence's features for the learned half of rule detection: its words (``w:``), its pairs of words with the
+    sentence's start and end (``b:``), its first word (``first:``), and the extractor's marks it carries (``m:``)."""
+    low = sentence.lower().strip().replace("`", "")
+    words = [_token(w) for w in _TOKEN.findall(sentence.lower())]
+    found = {f"w:{w}" for w in words}
+    found.update(f"b:{a}_{b}" for a, b in zip(["^", *words], [*words, "$"], strict=True))
+    found.update(f"m:{name}" for name, mark in _MARKS if mark.search(low))
+    if low.endswith("?"):
+        found.add("m:qmark")
+    if _about_work(sentence):
+        found.add("m:work")
+    found.add(f"first:{words[0] if words else ''}")
+    return frozenset(found)
+
+
+def _askable(low: str) -> bool:
+    """Whether the learned half may be asked about a sentence the checks let through: not what a run found ("no tests
+    found for X"), not what someone did ("you ran npm install again": the complaint around a rule, not the rule)."""
+    return not (_FINDING.match(low) or _NARRATES.match(low))
+
+
+def _learned(sentence: str, model: rule_model.RuleModel) -> bool:
+    """Whether the learned half takes the sentence as a rule (never with weights fitted on other features)."""
+    return model.features == FEATURES and model.probability(rule_features(sentence)) >= model.threshold
+
+
+def _rule(sentence: str, model: rule_model.RuleModel, reminded: bool = False, context: str = "") -> Rule | None:
     """The rule one sentence states; ``reminded``: another sentence of the prompt says it is a standing rule;
-    ``context``: the prompt's sentences before it (a feature being specified, a moment already named)."""
+    ``context``: the prompt's sentences before it (a feature being specified, a moment already named). A sentence
+    with no mark of lasting is a rule when it replaces one thing by another, stops a habit, or when ``model`` is sure
+    enough of it."""
     low = sentence.lower().strip().replace("`", "")
     if not _instruction(low) or _DESCRIBES.search(low):
         return None
@@ -437,7 +505,7 @@ def _rule(sentence: str, reminded: bool = False, context: str = "") -> Rule | No
             and _terms(_side(replace, "new"))  # instead of a new one": this task's (not "use now(), not utcnow()")
         )
         stopped = stop and stopped_habit and not _DEICTIC.search(stop.group("what"))
-        if not (replaced or stopped or (switch and gone)):
+        if not (replaced or stopped or (switch and gone) or (_askable(low) and _learned(sentence, model))):
             return None
     favours: list[str] = []
     rejects: list[str] = []
@@ -484,15 +552,17 @@ def _gone(found: re.Match[str]) -> str:
     return next((found.group(g) for g in ("old", "old2", "old3", "old4") if found.group(g)), "")
 
 
-def rules(prompt: str) -> list[Rule]:
+def rules(prompt: str, model: rule_model.RuleModel | None = None) -> list[Rule]:
     """The rules and preferences ``prompt`` states, one per sentence that states one. A sentence that only says a rule
-    is standing ("that's a standing rule", "I keep saying this") vouches for the prompt's first instruction."""
+    is standing ("that's a standing rule", "I keep saying this") vouches for the prompt's first instruction.
+    ``model``: the learned half's weights (the shipped ones unless given: ``bench/fit_rules.py`` cross-validates)."""
+    model = model or rule_model.shipped()
     sentences = _sentences(prompt)
     found: list[Rule] = []
     for n, sentence in enumerate(sentences):
-        rule: Rule | None = _rule(sentence, context=" ".join(sentences[:n]).lower())
+        rule: Rule | None = _rule(sentence, model, context=" ".join(sentences[:n]).lower())
         if n > 0 and (rule is None or len(rule.terms) < 2) and _vouches(sentence):  # "that's how we work here"
-            rule = _rule(sentences[n - 1], reminded=True) or rule
+            rule = _rule(sentences[n - 1], model, reminded=True) or rule
         if rule is not None and rule not in found:
             found.append(rule)
     dropped = [t for s in sentences if (gone := _FORGET_OLD.search(s.lower())) for t in _terms(_gone(gone))]
@@ -501,7 +571,7 @@ def rules(prompt: str) -> list[Rule]:
         found[0] = replace(first, rejects=tuple(dict.fromkeys([*first.rejects, *dropped])))
     if found or not any(_REMINDER.search(s.lower()) for s in sentences):
         return found
-    vouched = next((r for s in sentences if (r := _rule(s, reminded=True)) is not None), None)
+    vouched = next((r for s in sentences if (r := _rule(s, model, reminded=True)) is not None), None)
     return [vouched] if vouched is not None else []
 
 
