@@ -55,6 +55,9 @@ def test_an_unmarked_sentence_is_a_rule_only_when_the_model_is_sure_of_it() -> N
         "No tests found for postgres.",  # what a run found
         "the linter says integration tests hit a real postgres",  # someone else's words
         "you ran the integration tests without postgres again",  # what someone did
+        "check whether integration tests hit a real postgres",  # something to find out
+        "make sure src/db/tests/conftest.py still starts a real postgres",  # one file deep in the tree: this task's
+        "don't touch postgres.yml",  # a file this task leaves alone
     ],
 )
 def test_the_model_does_not_override_what_the_hand_written_checks_turn_down(prompt: str) -> None:
@@ -68,4 +71,4 @@ def test_the_shipped_weights_find_the_labelled_rules_they_were_fitted_on() -> No
             row = json.loads(line)
             said, labelled = bool(rules(row["prompt"])), row["rule"] is not None
             tp, found, wanted = tp + (said and labelled), found + said, wanted + labelled
-    assert tp / found >= 0.95 and tp / wanted >= 0.9  # in sample: 0.973 / 0.915 (bench/preference_eval.py per set)
+    assert tp / found >= 0.95 and tp / wanted >= 0.9  # in sample: 0.973 / 0.913 (bench/preference_eval.py per set)

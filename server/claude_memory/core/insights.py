@@ -105,7 +105,7 @@ _BLOCKQUOTE = re.compile(r"^\s*>.*$", re.M)
 _DONT_EDIT = re.compile(r"\b(don't|do not|dont) (touch|modify|change|edit|delete|remove|rename|move|refactor)\b")
 _ONE_FILE = re.compile(
     r"(?<![\w*])(?:[\w.-]+/)+[\w-]+\.[A-Za-z0-9]{1,6}\b|(?<![\w*.])[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{1,5}\b"
-    r"|`[^`\n]+`"
+    r"|(?<![\w*.])\.[\w-]+\.[A-Za-z]{1,5}\b|`[^`\n]+`"  # a dotfile too: .eslintrc.cjs
 )
 _TASK_START = re.compile(
     r"^(please |pls |can you |could you )?(refactor|rewrite|change|update|convert|migrate|port|modify|fix|"
@@ -322,6 +322,11 @@ _FINDING = re.compile(
     r"(no|zero) ([\w.@/+-]+ ){1,3}(found|given|shown|seen|detected|reported|returned|matched|collected|selected|"
     r"available|left|yet)\b"
 )
+_TASK_FILE = re.compile(r"(?<![\w*])(?:[\w.-]+/){2,}[\w.-]+\.[A-Za-z0-9]{1,6}\b")  # src/store/cart.ts, not db/x.sql
+_INQUIRY = re.compile(
+    r"(\w+: )?(please |pls |can you |could you )?(check|see|find out|figure out|verify|confirm|tell me) "
+    r"(whether|if|why|what|how|where|which|who)\b"
+)
 _NARRATES = re.compile(
     r"(\w+: )?(you|we|i|they|he|she|it|someone|somebody)( just| already| also| again| still)? "
     r"(\w+ed|ran|wrote|made|did|left|broke|got|went|took|forgot|kept|built|brought|began|chose|gave|lost|meant|said|"
@@ -439,10 +444,16 @@ def rule_features(sentence: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _askable(low: str) -> bool:
+def _askable(sentence: str) -> bool:
     """Whether the learned half may be asked about a sentence the checks let through: not what a run found ("no tests
-    found for X"), not what someone did ("you ran npm install again": the complaint around a rule, not the rule)."""
-    return not (_FINDING.match(low) or _NARRATES.match(low))
+    found for X"), not what someone did ("you ran npm install again": the complaint around a rule, not the rule), not
+    something to find out ("check whether lodash 4.17 fixes it"), not a file this task must leave alone ("don't touch
+    package.json"), not a sentence about one file deep in the tree ("make sure src/store/cart.ts still imports it":
+    this task's; a rule names a folder or a kind of file)."""
+    low = sentence.lower().strip().replace("`", "")
+    edits_one = _DONT_EDIT.search(low) and _ONE_FILE.search(sentence)
+    inquiry = _INQUIRY.match(low)
+    return not (_FINDING.match(low) or _NARRATES.match(low) or inquiry or edits_one or _TASK_FILE.search(sentence))
 
 
 def _learned(sentence: str, model: rule_model.RuleModel) -> bool:
@@ -505,7 +516,7 @@ def _rule(sentence: str, model: rule_model.RuleModel, reminded: bool = False, co
             and _terms(_side(replace, "new"))  # instead of a new one": this task's (not "use now(), not utcnow()")
         )
         stopped = stop and stopped_habit and not _DEICTIC.search(stop.group("what"))
-        if not (replaced or stopped or (switch and gone) or (_askable(low) and _learned(sentence, model))):
+        if not (replaced or stopped or (switch and gone) or (_askable(sentence) and _learned(sentence, model))):
             return None
     favours: list[str] = []
     rejects: list[str] = []
