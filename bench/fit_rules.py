@@ -1,11 +1,12 @@
 """Fits the learned half of rule detection (``core/rule_model.py``) and writes the weights the package ships.
 
-    .venv/bin/python bench/fit_rules.py [--threshold 0.8] [--epochs 300] [--no-write]
+    .venv/bin/python bench/fit_rules.py [--threshold P] [--epochs 300] [--no-write]
 
 Examples, one per sentence (``insights.rule_features``):
 
-- rules: in each prompt of the labelled sets of ``bench/preferences`` (prompts, test, holdout, fresh, blind, novel;
-  never ``unseen``) labelled with a rule, the sentences that name the rule's subject (all of them if none does);
+- rules: in each prompt of the labelled sets of ``bench/preferences`` (prompts, test, holdout, fresh, blind, novel,
+  stack, polyglot; never ``unseen``) labelled with a rule, the sentences that name the rule's subject (all of them
+  if none does);
 - not rules: every sentence of the prompts labelled without one, and the user turns of LoCoMo dev and LongMemEval dev
   (../shared/bench) in which the extractor finds no rule, the sentences it would score (instructions about work):
   chat that states no rule for a coding assistant. Every other turn only, so the rest measures how often it fires
@@ -13,8 +14,9 @@ Examples, one per sentence (``insights.rule_features``):
 
 A logistic regression (numpy, full-batch gradient descent, the two classes weighted equally) over binary features.
 It prints a leave-one-set-out cross-validation of the whole extractor (``insights.rules``: the marks, then the
-learned half for the sentences they leave out) beside the marks alone, each labelled set held out in turn: how it does
-on a writer it has not seen; then how many held-back chat turns each finds a rule in. Writes
+learned half for the sentences they leave out), each labelled set held out in turn (how it does on a writer it has not
+seen): pooled at every threshold, then per set, beside the marks alone, at the threshold it ships with (the lowest
+whose pooled held-out precision is at least 0.95); then how many held-back chat turns each finds a rule in. Writes
 ``server/claude_memory/core/rule_weights.json`` unless ``--no-write``.
 """
 
@@ -27,6 +29,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -37,13 +40,15 @@ sys.path.insert(0, str(ROOT / "server"))
 from claude_memory.core import insights  # noqa: E402
 from claude_memory.core.rule_model import WEIGHTS_FILE, RuleModel  # noqa: E402
 
-SETS = ("prompts", "test", "holdout", "fresh", "blind", "novel")
+SETS = ("prompts", "test", "holdout", "fresh", "blind", "novel", "stack", "polyglot")
 LABELLED = ROOT / "bench" / "preferences"
 SHARED = ROOT.parent / "shared" / "bench"
 OUT = ROOT / "server" / "claude_memory" / "core" / WEIGHTS_FILE
 MARKS_ONLY = RuleModel(weights={}, bias=0.0, threshold=2.0, features=insights.FEATURES)  # never sure enough
 KEEP = 0.005  # weights smaller than this are left out of the file
 MIN_COUNT = 2  # a feature seen in one sentence only says nothing of the next writer
+THRESHOLDS = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+PRECISION = 0.95  # precision first: a wrong rule in every session costs more than a missed one
 
 
 def labelled(name: str) -> list[dict[str, object]]:
@@ -131,13 +136,30 @@ def scores(model: RuleModel, rows: list[dict[str, object]]) -> tuple[int, int, i
     return tp, fp, fn
 
 
+def _precision(tp: int, fp: int, fn: int) -> float:
+    return tp / max(1, tp + fp)
+
+
 def _figures(tp: int, fp: int, fn: int) -> str:
-    return f"{tp / max(1, tp + fp):.3f} / {tp / max(1, tp + fn):.3f}"
+    return f"{_precision(tp, fp, fn):.3f} / {tp / max(1, tp + fn):.3f}"
+
+
+def _training(
+    sets: dict[str, list[dict[str, object]]], chat: list[frozenset[str]], but: str = ""
+) -> tuple[list[frozenset[str]], list[int]]:
+    features, labels = chat[:], [0] * len(chat)
+    for name, rows in sets.items():
+        if name != but:
+            more, more_labels = examples(rows)
+            features += more
+            labels += more_labels
+    return features, labels
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--threshold", type=float, default=0.8, help="probability from which a sentence is a rule")
+    default = f"the lowest of {THRESHOLDS} whose held-out precision, pooled, is at least {PRECISION}"
+    parser.add_argument("--threshold", type=float, help=f"probability from which a sentence is a rule ({default})")
     parser.add_argument("--epochs", type=int, default=300)
     parser.add_argument("--no-write", action="store_true", help="cross-validate only")
     args = parser.parse_args()
@@ -146,26 +168,26 @@ def main() -> None:
     trained_on, held_back = turns[::2], turns[1::2]
     chat = chat_examples(trained_on)
     print(f"chat: {len(turns)} user turns, {len(chat)} sentences to learn from", flush=True)
-    print("held out   | marks alone P / R | marks + learned P / R", flush=True)
-    pooled = np.zeros((2, 3), np.int64)
+    folds = {held: fit(*_training(sets, chat, but=held), 1.0, args.epochs) for held in SETS}
+    marks = {held: scores(MARKS_ONLY, sets[held]) for held in SETS}
+    held_out = {
+        threshold: {held: scores(replace(model, threshold=threshold), sets[held]) for held, model in folds.items()}
+        for threshold in THRESHOLDS
+    }
+    print("threshold | held out, pooled P / R", flush=True)
+    for threshold, found in held_out.items():
+        print(f"{threshold:9} | {_figures(*np.sum(list(found.values()), axis=0))}", flush=True)
+    chosen = args.threshold or next(
+        (t for t, found in held_out.items() if _precision(*np.sum(list(found.values()), axis=0)) >= PRECISION),
+        THRESHOLDS[-1],
+    )
+    chosen_out = held_out.get(chosen) or {h: scores(replace(m, threshold=chosen), sets[h]) for h, m in folds.items()}
+    print(f"held out   | marks alone P / R | marks + learned at {chosen} P / R", flush=True)
     for held in SETS:
-        features, labels = chat[:], [0] * len(chat)
-        for name in SETS:
-            if name != held:
-                more, more_labels = examples(sets[name])
-                features += more
-                labels += more_labels
-        model = fit(features, labels, args.threshold, args.epochs)
-        before, after = scores(MARKS_ONLY, sets[held]), scores(model, sets[held])
-        pooled += np.asarray([before, after])
-        print(f"{held:10} | {_figures(*before):17} | {_figures(*after)}", flush=True)
-    print(f"{'pooled':10} | {_figures(*pooled[0]):17} | {_figures(*pooled[1])}", flush=True)
-    features, labels = chat[:], [0] * len(chat)
-    for name in SETS:
-        more, more_labels = examples(sets[name])
-        features += more
-        labels += more_labels
-    model = fit(features, labels, args.threshold, args.epochs)
+        print(f"{held:10} | {_figures(*marks[held]):17} | {_figures(*chosen_out[held])}", flush=True)
+    pooled_marks, pooled = np.sum(list(marks.values()), axis=0), np.sum(list(chosen_out.values()), axis=0)
+    print(f"{'pooled':10} | {_figures(*pooled_marks):17} | {_figures(*pooled)}", flush=True)
+    model = fit(*_training(sets, chat), chosen, args.epochs)
     fires = [sum(1 for turn in held_back if insights.rules(turn, m)) for m in (MARKS_ONLY, model)]
     print(f"held-back chat turns with a rule: {fires[0]} of {len(held_back)} by the marks, {fires[1]} with the model")
     print(f"model: {len(model.weights)} weights, threshold {model.threshold}")
