@@ -107,9 +107,9 @@ class Embedder:
         if self._tried:
             return
         self._tried = True
-        from claude_memory.store.model_files import no_hub_telemetry
+        from claude_memory.store.model_files import no_telemetry
 
-        no_hub_telemetry()
+        no_telemetry()
         try:
             from fastembed import TextEmbedding  # heavy (~0.6 s): only when embeddings are needed
             from loguru import logger

@@ -47,15 +47,21 @@ def models_dir(data_dir: Path) -> Path:
     return data_dir / MODELS_DIR
 
 
-def no_hub_telemetry() -> None:
-    """Before fastembed (and with it the hub's client) is first imported: the client then sends no telemetry (no
-    agent detection, no library versions beyond its own in the user agent). It reads the variable at import."""
+def no_telemetry() -> None:
+    """Before fastembed, the hub's client or ONNX Runtime is first imported, so that none of them reports anything:
+    the hub's client then sends no telemetry (no agent detection, no library versions beyond its own in the user
+    agent; it reads the variable at import), and ONNX Runtime (1.29 and later, on Linux and macOS) creates no device
+    id, no offline queue and no uploader of usage events to Microsoft (it reads the variable once, when its
+    environment is created; ``disable_telemetry_events()`` after that still leaves the device id and the first event
+    queued). ONNX Runtime's variable is set whatever it was: nothing leaves the machine."""
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    os.environ["ORT_TELEMETRY_DISABLED"] = "1"  # the name in ONNX Runtime's later releases
 
 
 def describe(name: str) -> tuple[Any, Any]:
     """(fastembed's model class, its description) for a model fastembed knows by ``name``; ValueError if none."""
-    no_hub_telemetry()
+    no_telemetry()
     from fastembed import TextEmbedding  # heavy (~0.6 s): only when a model is looked up
 
     for kind in TextEmbedding.EMBEDDINGS_REGISTRY:

@@ -39,6 +39,9 @@ FEED_FORWARD: Final = 4  # BERT's feed-forward layer is this many times wider th
 def quantize_int8(source: Path, target: Path) -> None:
     """Write ``target`` (a model.onnx) as the int8 quantization of ``source``; raises on any failure
     (ImportError when the ``onnx`` package is missing)."""
+    from claude_memory.store.model_files import no_telemetry
+
+    no_telemetry()
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
