@@ -19,6 +19,7 @@ from claude_memory.core.ranking import (
     Scope,
     Weights,
     asks_about_user,
+    asks_to_aggregate,
     confidence,
     micros,
 )
@@ -68,6 +69,7 @@ def fuse(
     weights: Weights | None = None,
     asks_when: bool = False,
     about_user: bool = False,
+    aggregates: bool = False,
     chunks: dict[int, float] | None = None,
 ) -> list[Ranked]:
     """Every ranked row, from hand-made rows (as the event map would give them) and scores by id. A
@@ -98,6 +100,7 @@ def fuse(
         window=window,
         asks_when=asks_when,
         about_user=about_user,
+        aggregates=aggregates,
         now=now,
         weights=weights,
     )
@@ -311,6 +314,33 @@ def test_the_answer_after_the_users_words_does_not_inherit_their_own_words_bonus
     ranked = {r.event_id: r for r in fuse({1: 1.0}, {}, facts, about_user=True, now=NOW, weights=weights)}
     assert ranked[1].score == pytest.approx(1.0 + 0.2)
     assert ranked[2].followed is not None and ranked[2].score == pytest.approx(Weights().follow_user * 1.0)
+
+
+def test_a_question_that_counts_reaches_more_sessions_in_its_top_hits() -> None:
+    facts = {**session("a", [1, 3, 5]), **session("b", [7])}
+    for row in facts.values():
+        row.prev_id = row.next_id = None  # no follow-ups: only the spread moves them
+    weights = Weights(session=0, spread=0.1)
+    counted = fuse({1: 1.0, 3: 0.97, 5: 0.95, 7: 0.9}, {}, facts, aggregates=True, now=NOW, weights=weights)
+    assert order(counted) == [1, 7, 3, 5]  # each further hit of session a loses 0.1 per better one
+    assert [r.score for r in counted] == pytest.approx([1.0, 0.9, 0.87, 0.75])
+    other = fuse({1: 1.0, 3: 0.97, 5: 0.95, 7: 0.9}, {}, facts, aggregates=False, now=NOW, weights=weights)
+    assert order(other) == [1, 3, 5, 7]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("How many musical instruments do I currently own?", True),
+        ("What is the order of the six museums I visited from earliest to latest?", True),
+        ("How much more money did I raise than my goal?", True),
+        ("how many hours in total did I spend driving", True),
+        ("What did Caroline research?", False),
+        ("where is the retry logic?", False),
+    ],
+)
+def test_asks_to_aggregate(query: str, expected: bool) -> None:
+    assert asks_to_aggregate(query) is expected
 
 
 def test_a_question_about_the_user_promotes_the_answer_after_a_hit_less() -> None:

@@ -28,6 +28,7 @@ from claude_memory.core.ranking import (
     Scope,
     Weights,
     asks_about_user,
+    asks_to_aggregate,
     confidence,
     fuse,
 )
@@ -107,6 +108,7 @@ class Candidates:
     window: TimeWindow | None
     asks_when: bool
     about_user: bool  # the query is a question about the user (core.ranking.asks_about_user)
+    aggregates: bool  # the query counts or orders several facts (core.ranking.asks_to_aggregate)
     semantic_hits: int  # rows found by the k-NN search
     weights: Weights  # the ranking's: the hybrid one, or the keyword one when no semantic part runs
     degraded: str | None = None  # why the semantic part did not run, in one sentence
@@ -124,6 +126,7 @@ class Candidates:
             window=self.window,
             asks_when=self.asks_when,
             about_user=self.about_user,
+            aggregates=self.aggregates,
             weights=weights or self.weights,
         )
 
@@ -203,6 +206,7 @@ def gather(
         find_window(query, as_of.astimezone(UTC) if as_of else datetime.now(UTC)),
         asks_when(query),
         asks_about_user(query),
+        asks_to_aggregate(query),
         len(sem),
         weights,
         degraded,
