@@ -74,7 +74,7 @@ def chat_turns() -> list[str]:
 
 def _scored(sentence: str) -> bool:
     """A sentence the learned half could be asked about: an instruction about work, not a finding or a narration."""
-    low = sentence.lower().strip().replace("`", "")
+    low = insights._plain(sentence)
     checks = insights._instruction(low) and insights._about_work(sentence) and insights._askable(sentence)
     return checks and not insights._DESCRIBES.search(low)
 

@@ -419,6 +419,11 @@ _MARKS: Final = (
 )  # fmt: skip
 
 
+def _plain(sentence: str) -> str:
+    """The sentence as the marks read it: lower case, trimmed, backticks dropped (inline code reads as words)."""
+    return sentence.lower().strip().replace("`", "")
+
+
 def _token(word: str) -> str:
     """A word as the model sees it: inline code, paths and snake_case names each as one kind of token."""
     if word.startswith("`"):
@@ -431,7 +436,7 @@ def _token(word: str) -> str:
 def rule_features(sentence: str) -> frozenset[str]:
     """A sentence's features for the learned half of rule detection: its words (``w:``), its pairs of words with the
     sentence's start and end (``b:``), its first word (``first:``), and the extractor's marks it carries (``m:``)."""
-    low = sentence.lower().strip().replace("`", "")
+    low = _plain(sentence)
     words = [_token(w) for w in _TOKEN.findall(sentence.lower())]
     found = {f"w:{w}" for w in words}
     found.update(f"b:{a}_{b}" for a, b in zip(["^", *words], [*words, "$"], strict=True))
@@ -450,7 +455,7 @@ def _askable(sentence: str) -> bool:
     something to find out ("check whether lodash 4.17 fixes it"), not a file this task must leave alone ("don't touch
     package.json"), not a sentence about one file deep in the tree ("make sure src/store/cart.ts still imports it":
     this task's; a rule names a folder or a kind of file)."""
-    low = sentence.lower().strip().replace("`", "")
+    low = _plain(sentence)
     edits_one = _DONT_EDIT.search(low) and _ONE_FILE.search(sentence)
     inquiry = _INQUIRY.match(low)
     return not (_FINDING.match(low) or _NARRATES.match(low) or inquiry or edits_one or _TASK_FILE.search(sentence))
@@ -466,7 +471,7 @@ def _rule(sentence: str, model: rule_model.RuleModel, reminded: bool = False, co
     ``context``: the prompt's sentences before it (a feature being specified, a moment already named). A sentence
     with no mark of lasting is a rule when it replaces one thing by another, stops a habit, or when ``model`` is sure
     enough of it."""
-    low = sentence.lower().strip().replace("`", "")
+    low = _plain(sentence)
     if not _instruction(low) or _DESCRIBES.search(low):
         return None
     always = _ALWAYS_NEVER.search(low)
