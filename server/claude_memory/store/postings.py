@@ -19,6 +19,7 @@ until the next import removes them) are not loaded.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,7 @@ Matched = npt.NDArray[Any]  # per hit: bit i set when it holds the query's term 
 FOLD_MIN_POSTINGS = 65_536  # the appended rows are folded into the main ones past this many postings,
 FOLD_FRACTION = 16  # or past 1/16 of the main rows, whichever is larger
 LOAD_BATCH_ROWS = 262_144
+MAX_U16 = int(np.iinfo(np.uint16).max)
 LOOKUP_COST = 3  # a term's frequency found by binary search costs about as much as adding 3 postings (1M events)
 
 
@@ -94,20 +96,33 @@ class _Rows:
 
 def _rows(codes: Int32s, docs: Int32s, tf: npt.NDArray[np.integer], terms: int) -> _Rows:
     """Rows from postings in any order (``codes`` < ``terms``)."""
-    return _rows_of([codes], [docs], [tf], terms)
+    return _placed(np.bincount(codes, minlength=terms), iter([(codes, docs, tf)]), _compact_tf(tf).dtype)
 
 
-def _rows_of(codes: list[Int32s], docs: list[Int32s], tf: list[npt.NDArray[np.integer]], terms: int) -> _Rows:
-    """:func:`_rows` from parts, each list emptied as soon as it is read: at a million events (32 M postings) each
-    column is 64-128 MB, and the order by term 256 MB."""
-    joined = _drained(codes)
-    offsets = np.zeros(terms + 1, dtype=np.int64)
-    np.cumsum(np.bincount(joined, minlength=terms), out=offsets[1:])
-    order = np.argsort(joined, kind="stable")
-    del joined
-    sorted_docs = np.asarray(_drained(docs)[order], dtype=np.int32)
-    sorted_tf = _compact_tf(_drained(tf)[order])
-    return _ascending(_Rows(offsets, sorted_docs, sorted_tf))
+Part = tuple[Int32s, Int32s, npt.NDArray[np.integer]]  # postings: term codes, documents, term frequencies
+
+
+def _placed(counts: Int64s, parts: Iterator[Part], tf_type: np.dtype[Any]) -> _Rows:
+    """Rows from ``parts`` (read as they come: at a million events each is a batch of DuckDB's), whose postings of
+    term code ``c`` number ``counts[c]``, in their order. A counting sort: each part's postings go straight to their
+    places, so no part is kept and nothing the size of all the postings is made but the rows themselves. At a million
+    events (32 M postings) the load's peak went from 1,153 to 775 MB: a sort of all the codes at once held them, their
+    order (256 MB) and every part beside the rows."""
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    docs = np.empty(int(offsets[-1]), dtype=np.int32)
+    tf = np.empty(int(offsets[-1]), dtype=tf_type)
+    cursor = offsets[:-1].copy()  # where each term's next posting goes
+    for codes, part_docs, part_tf in parts:
+        order = np.argsort(codes, kind="stable")
+        ranked = codes[order]
+        present, first, count = np.unique(ranked, return_index=True, return_counts=True)
+        places = cursor[ranked] + (np.arange(len(ranked)) - np.repeat(first, count))
+        docs[places], tf[places] = part_docs[order], part_tf[order]
+        cursor[present] += count
+    if not np.array_equal(cursor, offsets[1:]):
+        raise RuntimeError("The keyword postings changed while they were read.")
+    return _ascending(_Rows(offsets, docs, tf))
 
 
 def _ascending(rows: _Rows) -> _Rows:
@@ -133,9 +148,9 @@ def _bits_for(terms: int) -> type[np.unsignedinteger[Any]] | None:
 
 def _compact_tf(tf: npt.NDArray[np.integer]) -> npt.NDArray[np.integer]:
     """Term frequencies as uint16 when they all fit (they do unless a text repeats a word 65,536 times)."""
-    if len(tf) and (int(tf.max()) > np.iinfo(np.uint16).max or int(tf.min()) < 0):
-        return tf.astype(np.int32)
-    return tf.astype(np.uint16)
+    if len(tf) and (int(tf.max()) > MAX_U16 or int(tf.min()) < 0):
+        return tf.astype(np.int32, copy=False)
+    return tf.astype(np.uint16, copy=False)
 
 
 def idf(documents: int, frequency: int) -> float:
@@ -176,24 +191,34 @@ class PostingsIndex:
 
     def _load(self, con: duckdb.DuckDBPyConnection) -> None:
         self._terms = {}
-        codes: list[Int32s] = []
-        docs: list[Int32s] = []
-        tfs: list[npt.NDArray[np.integer]] = []
+        postings = "SELECT term, event_id, tf FROM kw_main UNION ALL SELECT term, event_id, tf FROM kw_delta"
         with transaction(con):  # one snapshot: events, postings and the state they belong to
             state = _store_state(con)
             events = con.execute("SELECT id, kw_len FROM events ORDER BY id").to_arrow_table()
             ids = _int64s(events["id"])  # an event's document number is its place here
-            reader = con.execute(
-                "SELECT term, event_id, tf FROM kw_main UNION ALL SELECT term, event_id, tf FROM kw_delta"
-            ).to_arrow_reader(LOAD_BATCH_ROWS)
-            # In batches: the terms as strings never all exist at once (~85 MB at 100k). Documents are found here
-            # rather than by a join in DuckDB, which held 860 MB more while the postings were read at a million.
-            for batch in reader:
-                found, known = _places(ids, _int64s(batch.column(1)))
-                codes.append(self._codes(batch.column(0))[known])
-                docs.append(found[known].astype(np.int32))
-                tfs.append(_compact_tf(_int32s(batch.column(2))[known]))
-        self._main = _rows_of(codes, docs, tfs, len(self._terms))
+            counted = con.execute(  # each term's postings of events that exist, to place them as they come
+                f"SELECT term, count(*), max(tf), min(tf) FROM ({postings}) WHERE event_id IN (SELECT id FROM events) "
+                "GROUP BY term"
+            ).to_arrow_table()
+            counts = np.zeros(len(counted), dtype=np.int64)
+            counts[self._codes(counted["term"])] = _int64s(counted[1])
+            wide = len(counted) > 0 and (
+                int(pc.max(counted[2]).as_py()) > MAX_U16 or int(pc.min(counted[3]).as_py()) < 0
+            )
+            del counted
+
+            def batches() -> Iterator[Part]:
+                # The postings' terms as strings never all exist at once (~85 MB at 100k). Documents are found here
+                # rather than by a join in DuckDB, which held 860 MB more while the postings were read at a million.
+                for batch in con.execute(postings).to_arrow_reader(LOAD_BATCH_ROWS):
+                    found, known = _places(ids, _int64s(batch.column(1)))
+                    yield (
+                        self._codes(batch.column(0))[known],
+                        found[known].astype(np.int32),
+                        _int32s(batch.column(2))[known],
+                    )
+
+            self._main = _placed(counts, batches(), np.dtype(np.int32 if wide else np.uint16))
         release_freed_memory()  # the load's temporaries: ~80 MB more than used, at 100k events
         self._tail = _Rows()
         self._ids = ids
@@ -527,10 +552,3 @@ def _places(ids: Int64s, event_ids: Int64s) -> tuple[Int64s, npt.NDArray[np.bool
     found = np.searchsorted(ids, event_ids).clip(0, max(len(ids) - 1, 0))
     known = ids[found] == event_ids if len(ids) else np.zeros(len(event_ids), dtype=bool)
     return found, known
-
-
-def _drained(parts: list[Any]) -> Any:
-    """The parts as one array; the list is emptied, so that the parts can be freed at once."""
-    joined = np.concatenate(parts) if parts else np.empty(0, dtype=np.int32)
-    parts.clear()
-    return joined
