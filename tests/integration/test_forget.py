@@ -205,6 +205,20 @@ def test_forget_removes_the_vectors_and_the_index_entries(
         _assert_vectors_gone(data, event_id, labels, vectors)
 
 
+def test_a_forget_in_a_process_that_had_not_loaded_the_index_does_not_build_it_again(
+    tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `forget` from the command line with no service running: the index is loaded before the delete (after it,
+    the missing labels would look like a crash's, and the whole index would be built again: 11 min at 1M events)."""
+    monkeypatch.setattr(memory_module, "REBUILD_INDEX_AFTER_FORGET", 0)
+    _, data, event_id, labels, vectors = _embedded_home(tmp_path)
+    with Memory(data) as memory:
+        assert memory.forget(ForgetSelector(event_ids=(event_id,))) == 1
+        index = memory.vector_index()
+        assert not index.rebuilt and index.live_count == len(labels["kept"])
+    _assert_vectors_gone(data, event_id, labels, vectors)
+
+
 def test_a_crash_between_forget_and_the_index_update_is_repaired_at_the_next_open(
     tmp_path: Path, model_dir: Path
 ) -> None:

@@ -116,6 +116,38 @@ def stored_board(memory: Memory) -> str:
     return zlib.decompress(kept).decode()
 
 
+def _prompt(session: str, text: str, ts: str) -> str:
+    return json.dumps({"type": "user", "uuid": f"{session}-p", "sessionId": session, "timestamp": ts, "cwd": PROJECT,
+                       "message": {"role": "user", "content": text}}) + "\n"  # fmt: skip
+
+
+def test_a_forget_folds_the_tasks_again_only_when_the_fold_read_a_forgotten_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fold from the start took 330 s at a million events: a forget of a session without task calls keeps the board
+    and the projection; one of a prompt whose words the fold reads (a session with calls) folds again without it."""
+    home, data = tmp_path / "claude", tmp_path / "data"
+    write_home(home)
+    folder = home / "projects" / "-nonexistent-todo-app"
+    (folder / "s3.jsonl").write_text(_prompt("s3", "why is the login page slow", "2026-03-03T09:00:00.000Z"))
+    s2 = folder / "s2.jsonl"
+    s2.write_text(_prompt("s2", "ship the quokka release notes", "2026-03-02T08:59:00.000Z") + s2.read_text())
+    folds: list[int] = []
+    calls = tasks_store.calls
+    monkeypatch.setattr(tasks_store, "calls", lambda con, after=0: folds.append(after) or calls(con, after))
+    with Memory(data) as memory:
+        memory.import_history(home, settle_seconds=0)
+        memory.tasks.refresh()
+        before, board = projection(memory), stored_board(memory)
+        folds.clear()
+        assert memory.forget(ForgetSelector(session_id="s3")) == 1
+        assert folds == [] and stored_board(memory) == board and projection(memory) == before
+        (quokka,) = memory.con.execute("SELECT id FROM events WHERE text LIKE '%quokka%'").fetchone()
+        assert memory.forget(ForgetSelector(event_ids=(quokka,))) == 1
+        assert folds == [0]  # from the start (an update's blockers come from the words before its call)
+        assert projection(memory)["entities"] == before["entities"]  # s2's call is still there
+
+
 def held_back(tmp_path: Path) -> tuple[Path, Path, Path, str]:
     """The home of :func:`write_home` without its second session yet: (home, data directory, where the second
     session goes, its lines)."""

@@ -522,11 +522,13 @@ class Memory:
     def forget(self, selector: ForgetSelector) -> int:
         """Delete the selected events everywhere, then rewrite the database file so that no copy of
         their text survives in freed blocks."""
+        # The index is loaded before the delete: loaded after it, the labels DuckDB no longer has look like those of a
+        # crash between a forget and the index update, and the whole index is built again (11 min at a million events).
+        index = self.vector_index()
         count, labels = self.writer.forget(selector)
         if count:
             self.writer.refresh_projects()
             self.switch.forget(labels)
-            index = self.vector_index()
             index.remove(labels)
             if labels and index.live_count <= REBUILD_INDEX_AFTER_FORGET:
                 index.rebuild(self.con)  # hnswlib keeps a deleted vector's bytes: rebuilding drops them
@@ -536,6 +538,6 @@ class Memory:
             self.writer = EventWriter(self.con, self.changes, self.ledger)
             self.layer_cache.clear()  # the generation changed too; this also frees the memory at once
             if not self.read_only:  # what was derived from them goes now, before any hook reads it (hooks never fold)
-                self.tasks.refresh(force=True)
+                self.tasks.refresh()  # (folded again from the start if the forget dropped the board: store.tasks)
                 self.insights.regroup()
         return count
