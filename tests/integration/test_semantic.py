@@ -315,6 +315,27 @@ def test_when_scoring_by_stored_vectors_fails_the_index_cosines_still_rank(
     assert any(h.components is not None and h.components["semantic"] > 0 for h in hits)  # k-NN cosines
 
 
+@pytest.mark.parametrize("part", ["embed_query", "semantic_candidates"])
+def test_when_the_model_or_the_index_fails_during_a_search_keyword_results_still_answer(
+    embedded: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, part: str
+) -> None:
+    """Both run on the search's worker thread, beside BM25: the failure reaches the caller as one sentence."""
+    from claude_memory.service import search as search_module
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("the part broke")
+
+    with Memory(_copy(embedded, tmp_path)) as memory:
+        monkeypatch.setattr(search_module, part, broken)
+        hits, meta = memory.search("output a salutation", EventFilters(project=WORK), 5, mode="hybrid")
+        monkeypatch.undo()
+        again, healthy = memory.search("output a salutation", EventFilters(project=WORK), 5, mode="hybrid")
+    assert hits and meta["mode"] == "keyword"
+    assert meta["degraded"] == "Semantic search failed (RuntimeError); keyword results only."
+    assert all(h.components is not None and h.components["semantic"] == 0 for h in hits)
+    assert again and healthy["mode"] == "hybrid" and "degraded" not in healthy
+
+
 def test_a_filter_that_admits_few_chunks_is_searched_exhaustively_and_a_wide_one_asks_the_index_for_more(
     embedded: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
