@@ -5,8 +5,8 @@
 Examples, one per sentence (``insights.rule_features``):
 
 - rules: in each prompt of the labelled sets of ``bench/preferences`` (prompts, test, holdout, fresh, blind, novel,
-  stack, polyglot; never ``unseen``) labelled with a rule, the sentences that name the rule's subject (all of them
-  if none does);
+  stack, polyglot, cove, kiln, mesa; never ``unseen``) labelled with a rule, the sentences that name the rule's
+  subject (all of them if none does);
 - not rules: every sentence of the prompts labelled without one, and the user turns of LoCoMo dev and LongMemEval dev
   (../shared/bench) in which the extractor finds no rule, the sentences it would score (instructions about work):
   chat that states no rule for a coding assistant. Every other turn only, so the rest measures how often it fires
@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT / "server"))
 from claude_memory.core import insights  # noqa: E402
 from claude_memory.core.rule_model import WEIGHTS_FILE, RuleModel  # noqa: E402
 
-SETS = ("prompts", "test", "holdout", "fresh", "blind", "novel", "stack", "polyglot")
+SETS = ("prompts", "test", "holdout", "fresh", "blind", "novel", "stack", "polyglot", "cove", "kiln", "mesa")
 LABELLED = ROOT / "bench" / "preferences"
 SHARED = ROOT.parent / "shared" / "bench"
 OUT = ROOT / "server" / "claude_memory" / "core" / WEIGHTS_FILE

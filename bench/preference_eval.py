@@ -1,7 +1,7 @@
 """Precision and recall of the rule and preference extractor (core/insights.py) on the labelled prompts of
 ``bench/preferences/prompts.jsonl`` (written for it, labelled without the extractor; see its README).
 
-    .venv/bin/python bench/preference_eval.py [--set prompts|test|holdout|fresh|blind|unseen|novel|stack|polyglot]
+    .venv/bin/python bench/preference_eval.py [--set prompts|test|holdout|fresh|blind|unseen|novel|stack|polyglot|...]
                                               [--split dev|held-out|all] [--show]
 
 Per prompt: a prompt labelled with a rule counts as found when the extractor finds a rule in it; any rule found in a
@@ -18,7 +18,7 @@ way, with rules mostly worded without always / never; its false positives were r
 (``bench/preferences/unseen.jsonl``) was written sixth, in the same way; nothing in it has been read, and nothing is
 fitted on it (see the README). ``--set novel`` was written last, scored once unread, then added to the sets the learned
 half of the extractor is fitted on (``bench/fit_rules.py``), and so were ``--set stack`` and ``--set polyglot``,
-written after it.
+written after it, and then ``--set cove``, ``--set kiln`` and ``--set mesa``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ DEV = {"webshop", "infra"}
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    sets = ("prompts", "test", "holdout", "fresh", "blind", "unseen", "novel", "stack", "polyglot")
+    sets = sorted(path.stem for path in SETS.glob("*.jsonl"))
     parser.add_argument("--set", choices=sets, default="prompts", help="which labelled file")
     parser.add_argument("--split", choices=("dev", "held-out", "all"), default="all", help="of prompts.jsonl")
     parser.add_argument("--show", action="store_true", help="print the misses and false positives")

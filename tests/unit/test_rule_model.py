@@ -66,7 +66,7 @@ def test_the_model_does_not_override_what_the_hand_written_checks_turn_down(prom
 
 def test_the_shipped_weights_find_the_labelled_rules_they_were_fitted_on() -> None:
     tp = found = wanted = 0
-    for name in ("prompts", "test", "holdout", "fresh", "blind", "novel", "stack", "polyglot"):
+    for name in ("prompts", "test", "holdout", "fresh", "blind", "novel", "stack", "polyglot", "cove", "kiln", "mesa"):
         for line in (LABELLED / f"{name}.jsonl").read_text().splitlines():
             row = json.loads(line)
             said, labelled = bool(rules(row["prompt"])), row["rule"] is not None
