@@ -319,7 +319,8 @@ def test_when_scoring_by_stored_vectors_fails_the_index_cosines_still_rank(
 def test_when_the_model_or_the_index_fails_during_a_search_keyword_results_still_answer(
     embedded: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch, part: str
 ) -> None:
-    """Both run on the search's worker thread, beside BM25: the failure reaches the caller as one sentence."""
+    """The query embedding runs on the search's worker thread beside BM25, the k-NN search after it: a failure of
+    either reaches the caller as one sentence."""
     from claude_memory.service import search as search_module
 
     def broken(*_: object) -> None:
