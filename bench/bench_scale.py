@@ -100,7 +100,7 @@ def forget_one_session(data: Path, scratch: Path) -> dict[str, float]:
     try:
         with Memory(copy) as memory:
             from claude_memory.core.filters import ForgetSelector
-            from claude_memory.store.tasks import TOOLS_SQL
+            from claude_memory.store.tasks import IS_CALL
 
             started = time.perf_counter()
             memory.tasks.refresh()
@@ -110,7 +110,7 @@ def forget_one_session(data: Path, scratch: Path) -> dict[str, float]:
             for name, calls in (("without_task_calls", "= 0"), ("with_task_calls", "> 0")):
                 row = memory.con.execute(
                     "SELECT session_id, count(*) FROM events GROUP BY 1 HAVING count(*) FILTER "
-                    f"(WHERE type = 'tool_use' AND tool_name IN ({TOOLS_SQL})) {calls} ORDER BY 2 DESC, 1 "
+                    f"(WHERE {IS_CALL}) {calls} ORDER BY 2 DESC, 1 "
                     "LIMIT 1 OFFSET 100"
                 ).fetchone()
                 assert row is not None

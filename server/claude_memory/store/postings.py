@@ -96,7 +96,8 @@ class _Rows:
 
 def _rows(codes: Int32s, docs: Int32s, tf: npt.NDArray[np.integer], terms: int) -> _Rows:
     """Rows from postings in any order (``codes`` < ``terms``)."""
-    return _placed(np.bincount(codes, minlength=terms), iter([(codes, docs, tf)]), _compact_tf(tf).dtype)
+    held = _tf_type(int(tf.max()), int(tf.min())) if len(tf) else np.dtype(np.uint16)
+    return _placed(np.bincount(codes, minlength=terms), iter([(codes, docs, tf)]), held)
 
 
 Part = tuple[Int32s, Int32s, npt.NDArray[np.integer]]  # postings: term codes, documents, term frequencies
@@ -146,11 +147,15 @@ def _bits_for(terms: int) -> type[np.unsignedinteger[Any]] | None:
     return next((t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= terms), None)
 
 
+def _tf_type(most: int, least: int) -> np.dtype[Any]:
+    """The type term frequencies from ``least`` to ``most`` are held in: uint16 when they fit (they do unless a text
+    repeats a word 65,536 times), else int32."""
+    return np.dtype(np.int32 if most > MAX_U16 or least < 0 else np.uint16)
+
+
 def _compact_tf(tf: npt.NDArray[np.integer]) -> npt.NDArray[np.integer]:
-    """Term frequencies as uint16 when they all fit (they do unless a text repeats a word 65,536 times)."""
-    if len(tf) and (int(tf.max()) > MAX_U16 or int(tf.min()) < 0):
-        return tf.astype(np.int32, copy=False)
-    return tf.astype(np.uint16, copy=False)
+    """Term frequencies in their :func:`_tf_type`."""
+    return tf.astype(_tf_type(int(tf.max()), int(tf.min())) if len(tf) else np.uint16, copy=False)
 
 
 def idf(documents: int, frequency: int) -> float:
@@ -202,9 +207,7 @@ class PostingsIndex:
             ).to_arrow_table()
             counts = np.zeros(len(counted), dtype=np.int64)
             counts[self._codes(counted["term"])] = _int64s(counted[1])
-            wide = len(counted) > 0 and (
-                int(pc.max(counted[2]).as_py()) > MAX_U16 or int(pc.min(counted[3]).as_py()) < 0
-            )
+            held = _tf_type(int(pc.max(counted[2]).as_py() or 0), int(pc.min(counted[3]).as_py() or 0))
             del counted
 
             def batches() -> Iterator[Part]:
@@ -218,7 +221,7 @@ class PostingsIndex:
                         _int32s(batch.column(2))[known],
                     )
 
-            self._main = _placed(counts, batches(), np.dtype(np.int32 if wide else np.uint16))
+            self._main = _placed(counts, batches(), held)
         release_freed_memory()  # the load's temporaries: ~80 MB more than used, at 100k events
         self._tail = _Rows()
         self._ids = ids

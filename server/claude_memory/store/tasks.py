@@ -19,7 +19,8 @@ from claude_memory.store import projections
 from claude_memory.store.db import sql_string
 
 OFFSET: Final = "task_projector"
-TOOLS_SQL: Final = ", ".join(sql_string(t) for t in sorted(TASK_TOOLS))  # the task tools, as an SQL list
+_TOOLS: Final = ", ".join(sql_string(t) for t in sorted(TASK_TOOLS))  # the task tools, as an SQL list
+IS_CALL: Final = f"type = 'tool_use' AND tool_name IN ({_TOOLS})"  # an event that is a task tool call, in SQL
 MAX_WORDS: Final = 4_000  # of the words around a call looked at for blockers
 
 
@@ -52,7 +53,7 @@ def calls(con: duckdb.DuckDBPyConnection, after: int = 0) -> list[StoredCall]:
         f"""
         WITH c AS (SELECT id, seq, session_id, agent_id, project, ts, tool_name, tool_use_id, metadata, source_path,
                           byte_start, byte_end
-                   FROM events WHERE type = 'tool_use' AND tool_name IN ({TOOLS_SQL}) AND seq > $after),
+                   FROM events WHERE {IS_CALL} AND seq > $after),
         said AS (SELECT id, session_id, ts, type FROM events
                  WHERE type IN ('user_prompt', 'agent_response') AND ts IS NOT NULL
                    AND session_id IN (SELECT session_id FROM c)),
@@ -106,9 +107,7 @@ def add_correction(con: duckdb.DuckDBPyConnection, ts: datetime, kind: str, task
 def newest_call(con: duckdb.DuckDBPyConnection) -> int:
     """The highest event seq among task tool calls (0: none): the projection is current while its offset is this
     (a forget resets the offset: :func:`forget`)."""
-    row = con.execute(
-        f"SELECT coalesce(max(seq), 0) FROM events WHERE type = 'tool_use' AND tool_name IN ({TOOLS_SQL})"
-    ).fetchone()
+    row = con.execute(f"SELECT coalesce(max(seq), 0) FROM events WHERE {IS_CALL}").fetchone()
     return int(row[0]) if row else 0
 
 
@@ -120,7 +119,7 @@ def forget(con: duckdb.DuckDBPyConnection, doomed: str) -> None:
     con.execute(f"DELETE FROM task_events WHERE source_event IN (SELECT id FROM {doomed})")
     read = con.execute(
         f"SELECT count(*) FROM events WHERE id IN (SELECT id FROM {doomed}) AND session_id IN "
-        f"(SELECT session_id FROM events WHERE type = 'tool_use' AND tool_name IN ({TOOLS_SQL}))"
+        f"(SELECT session_id FROM events WHERE {IS_CALL})"
     ).fetchone()
     if read and read[0]:
         _drop_board(con)
