@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from claude_memory.core import tasks as core_tasks
 from claude_memory.core.tasks import Board, Call, TaskEvent, artifact_key, blocker_texts, normalize, task_key, task_op
 
 PROJECT = "/home/dev/shop"
@@ -72,6 +73,33 @@ def test_a_close_but_different_title_is_a_new_task_with_a_suggestion() -> None:
     assert len(tasks(board)) == 2
     new = board.entities[task_key(PROJECT, "Write the database seed script")]
     assert new.state["suggested_same"] == [task_key(PROJECT, "Write the database migration")]
+
+
+def test_a_reworded_title_is_compared_with_the_latest_moved_open_tasks_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rapidfuzz looks at MATCH_WINDOW open tasks, the latest opened or moved: an old open task is still found by its
+    own title, and a reworded one finds it again once it moves."""
+    monkeypatch.setattr(core_tasks, "MATCH_WINDOW", 3)
+    board = Board()
+    run(board, "s1", todo(("Add input validation", "pending")))
+    fillers = [(f"Rotate {word} credentials", "pending") for word in ("staging", "Kafka", "mailer")]
+    run(board, "s2", todo(*fillers), n=2)
+    run(board, "s3", todo(("Add input validation to the signup form", "pending")), n=3)
+    assert len(tasks(board)) == 5  # three tasks opened since: the old one is out of the window, a new task is made
+    old = board.entities[task_key(PROJECT, "Add input validation")]
+    run(board, "s4", todo(("Add input validation", "in_progress")), n=4)  # its own title finds it, and moves it
+    assert old.state["status"] == "in_progress"
+    run(board, "s5", todo(("Add input validation on the server", "completed")), n=5)
+    assert old.state["status"] == "done" and len(tasks(board)) == 5
+
+
+def test_a_finished_title_to_be_done_again_is_another_task_each_time() -> None:
+    board = Board()
+    key = task_key(PROJECT, "Bump the lockfile")
+    for n in range(1, 4):
+        run(board, f"s{n}", todo(("Bump the lockfile", "in_progress")), n=2 * n)
+        run(board, f"s{n}", todo(("Bump the lockfile", "completed")), n=2 * n + 1)
+    assert [e.id for e in board.entities.values() if e.type == "task"] == [key, f"{key}#2", f"{key}#3"]
+    assert all(e.state["status"] == "done" for e in board.entities.values())
 
 
 def test_pending_to_done_is_never_applied_directly() -> None:

@@ -8,7 +8,9 @@ order and stores what it emits.
 * **Identity** (:class:`Board`): a task is ``task:{project}:{key}`` with ``key`` the seed's entity normalisation of
   its title (§3.5). A title is the same task as an open task of the project when its canonical key or an alias is the
   same, or when rapidfuzz finds it alone at ≥ 0.92 (next best ≥ 0.03 behind): the reworded title becomes an alias.
-  A match at ≥ 0.75 is kept as a suggestion on the new task, never merged. Claude Code's task ids map to the task
+  A match at ≥ 0.75 is kept as a suggestion on the new task, never merged. Rapidfuzz looks at the project's
+  :data:`MATCH_WINDOW` open tasks most recently opened or moved (a key or an alias finds any open task): a fold
+  costs the same per call however many stale tasks were left open over the years. Claude Code's task ids map to the task
   they created, per session.
 * **Transitions** (§11.1): pending → in_progress | blocked | cancelled; in_progress → blocked | done | cancelled;
   blocked → in_progress | done | cancelled; done and cancelled are final. A request outside these is recorded as
@@ -28,6 +30,7 @@ order and stores what it emits.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 import unicodedata
@@ -49,7 +52,8 @@ ALLOWED: Final[dict[str, frozenset[str]]] = {
 SAME: Final = 0.92  # a title this similar, alone (GAP ahead of the next), is the same task
 GAP: Final = 0.03
 SUGGEST: Final = 0.75  # ... this similar: a suggestion kept on the task, never merged
-BOARD_FORMAT: Final = 1  # of Board.dump: a board dumped in another format is folded again from the calls
+MATCH_WINDOW: Final = 200  # open tasks of a project a reworded title is compared with, the latest moved first
+BOARD_FORMAT: Final = 2  # of Board.dump: a board dumped in another format is folded again from the calls
 MAX_TEXT: Final = 2_000  # of a task's description kept
 _STATUS_OF: Final = {"pending": "pending", "in_progress": "in_progress", "completed": "done", "deleted": "cancelled"}
 _NOT_WORD: Final = re.compile(r"[^\w\s]|_", re.UNICODE)
@@ -262,26 +266,30 @@ class Board:
     # ------------------------------------------------------------------ identity
 
     def _opened(self, task: Entity) -> None:
-        """Keep the per-project index of open tasks in step with ``task``'s status."""
+        """Keep the per-project index of open tasks in step with ``task``'s status: an open task moves to its end
+        (the index is in the order the tasks were last opened or moved)."""
         titles = self._open.setdefault(task.project, {})
         lowered = self._open_lower.setdefault(task.project, {})
+        titles.pop(task.id, None)
+        lowered.pop(task.id, None)
         if task.state.get("status") in OPEN:
             titles[task.id] = task.title
             lowered[task.id] = task.title.lower()
-        else:
-            titles.pop(task.id, None)
-            lowered.pop(task.id, None)
 
     def match(self, project: str | None, title: str) -> tuple[Entity | None, list[str]]:
         """The open task of the project this title names (or None), and the suggested ones. Similarity is the best
-        of rapidfuzz's ratio and token-set ratio (a reworded title that keeps or adds words scores high)."""
+        of rapidfuzz's ratio and token-set ratio (a reworded title that keeps or adds words scores high), among the
+        project's :data:`MATCH_WINDOW` latest moved open tasks."""
         key = task_key(project, title)
         found = self.entities.get(self.aliases.get(key, key))
         if found is not None and found.type == "task" and found.state.get("status") in OPEN:
             return found, []
         titles, lowered, low = self._open.get(project, {}), self._open_lower.get(project, {}), title.lower()
+        if len(lowered) > MATCH_WINDOW:
+            lowered = dict(itertools.islice(reversed(lowered.items()), MATCH_WINDOW))
+        # below SUGGEST a candidate is neither suggested nor close enough to stop a match (SUGGEST + GAP < SAME)
         near = {c[2] for scorer in (fuzz.ratio, fuzz.token_set_ratio)
-                for c in process.extract(low, lowered, scorer=scorer, limit=8)}  # fmt: skip
+                for c in process.extract(low, lowered, scorer=scorer, limit=8, score_cutoff=SUGGEST * 100)}  # fmt: skip
         scored = sorted(
             ((max(fuzz.ratio(low, lowered[i]), fuzz.token_set_ratio(title, titles[i])) / 100, i) for i in near),
             reverse=True,
@@ -415,8 +423,11 @@ class Board:
         closed = self.entities.get(self.aliases.get(key, key))
         if closed is not None and closed.type == "task" and status == closed.state.get("status"):
             return closed, []  # a finished task listed again as finished (a later session's list): the same one
-        if key in self.entities:  # a closed task of the same title to be done again: another task
-            key = f"{key}#{sum(1 for k in self.entities if k == key or k.startswith(key + '#')) + 1}"
+        if key in self.entities:  # a closed task of the same title to be done again: another task, key#2, key#3...
+            copy = 2
+            while f"{key}#{copy}" in self.entities:
+                copy += 1
+            key = f"{key}#{copy}"
         task = self._entity(key, "task", title, call.project)
         initial = {"done": "in_progress", "blocked": "pending"}.get(status, status)
         task.state = {"status": initial, "priority": "medium", "blockers": [], "blocker_suggestions": [],
