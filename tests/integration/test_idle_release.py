@@ -19,11 +19,13 @@ from support.store_log import log_rows
 
 def scratch_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, list[float]]:
     """A store with a table whose reading fills DuckDB's cache past a bound of 3 MB (trimmed past 4.5 MB), and the idle
-    work's clock, set by the test."""
+    work's clock, set by the test. Its task projection is made (with the board kept), as a service's first idle step
+    would: that fold's bounded read would trim the cache too."""
     monkeypatch.setattr(db, "CACHE_FLOOR", 3 << 20)
     data = tmp_path / "data"
     with Memory(data) as memory:
         memory.con.execute("CREATE TABLE scratch AS SELECT range AS n, md5(range::VARCHAR) AS s FROM range(400000)")
+        memory.tasks.refresh(warm=True)
     clock = [1_000.0]
     monkeypatch.setattr(idle.time, "monotonic", lambda: clock[0])
     return data, clock

@@ -129,6 +129,39 @@ def test_duckdbs_cache_of_the_store_is_handed_back_down_to_its_bound(
         con.close()
 
 
+def test_a_bounded_read_keeps_duckdbs_cache_to_its_bound_and_needing_more_runs_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """db.bounded: a read over the whole file keeps no more of it than the bound as it goes; work that needs more
+    memory at once than the bound runs again without it; the memory limit is put back either way."""
+    monkeypatch.setattr(db, "CACHE_FLOOR", 3 << 20)
+    data = tmp_path / "data"
+    con = db.connect(data)
+    con.execute("CREATE TABLE scratch AS SELECT range AS n, md5(range::VARCHAR) AS s FROM range(400000)")
+    con.close()
+    con = db.connect(data)
+    try:
+        limit = db.memory_limit(con)
+        read = "SELECT sum(n), count(*) FILTER (WHERE s LIKE 'ab%') FROM scratch"
+        limits: list[str] = []
+
+        def watched(sql: str) -> tuple[int, ...]:
+            limits.append(db.memory_limit(con))
+            return con.execute(sql).fetchone()  # type: ignore[return-value]
+
+        total = db.bounded(con, limit, lambda: watched(read))
+        assert limits == ["3.0 MiB"] and db.cache_bytes(con) <= 3 << 20  # read under the bound, and kept to it
+        put_back = db.memory_limit(con)  # (the text read back rounds once, as after release_cache)
+        assert put_back[-3:] == limit[-3:] == "GiB" and con.execute(read).fetchone() == total
+        assert db.cache_bytes(con) > 6 << 20  # (unbounded, the same read keeps the whole of it)
+        limits.clear()
+        needs_more = "SELECT length(string_agg(md5(range::VARCHAR), ',')) FROM range(300000)"
+        assert db.bounded(con, limit, lambda: watched(needs_more)) == (300000 * 33 - 1,)
+        assert limits == ["3.0 MiB", put_back] and db.memory_limit(con) == put_back  # tried bounded, then without
+    finally:
+        con.close()
+
+
 def test_a_deferred_checkpoint_waits_for_its_caller_and_puts_the_memory_limit_back(tmp_path: Path) -> None:
     """defer_checkpoints: commits no longer write the log into the file at DuckDB's 16 MB (they would at
     AUTO_CHECKPOINT); checkpoint does, within its bound, and puts the memory limit back."""

@@ -5,6 +5,7 @@ here from their lines (not from the product)."""
 from __future__ import annotations
 
 import json
+import threading
 import zlib
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from claude_memory.core.tasks import task_key
 from claude_memory.service import idle
 from claude_memory.service import tasks as tasks_service
 from claude_memory.service.memory import Memory
+from claude_memory.store import db
 from claude_memory.store import tasks as tasks_store
 from support.idle_work import quiet_idle_work
 
@@ -243,6 +245,31 @@ def test_a_quiet_service_hands_back_memory_before_a_fold_from_the_start_writes(
         for _ in range(6):
             work.step()
         assert seen[seen.index("write") - 1] == "release" and tasks_store.offset(memory.con)
+
+
+def test_the_idle_steps_fold_from_the_start_reads_the_calls_with_duckdbs_cache_bounded_unless_an_index_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read of every task call with the words around them was a million-event service's largest moment (+680 MB
+    for two seconds): the idle step makes it with DuckDB's memory held to the cache's bound, and the same projection
+    comes of it. Not while an index is built on a thread beside it (DuckDB's limit is the database's)."""
+    _home, data, _s2, _later = imported_once(tmp_path, fold=True)
+    with Memory(data) as memory:
+        expected, limit = projection(memory), db.memory_limit(memory.con)
+        limits: list[str] = []
+        calls = tasks_store.calls
+        monkeypatch.setattr(tasks_store, "calls", lambda con, after=0: (limits.append(db.memory_limit(con)),
+                                                                        calls(con, after))[1])  # fmt: skip
+        for building in (False, True):
+            memory.con.execute("DELETE FROM projection_offsets WHERE name = 'task_projector'")  # as after an upgrade
+            work = quiet_idle_work(memory)
+            if building:
+                work._refit = (threading.current_thread(), memory.vector_index(), [])  # (what a refit's thread holds)
+            while work._fold_tasks(memory, 1):
+                pass
+            assert projection(memory) == expected
+        bound = db.cache_bound(0)
+        assert limits[0] == f"{bound / (1 << 20):.1f} MiB" and limits[-1][-3:] == "GiB" and limit[-3:] == "GiB"
 
 
 def test_in_a_service_a_face_reads_what_is_stored_while_the_idle_step_folds_from_the_start(

@@ -179,10 +179,11 @@ class IdleWork:
     def _fold_tasks(self, memory: Memory, most: int) -> bool:
         """Fold new task calls into the task projection, a fold from the start ``most`` calls at a time. Before such
         a fold writes (at 100k events: 15,000 task events, 8,600 entities, +50 MB for half a second), memory is
-        handed back: what DuckDB read for the fold, and the fold's leftovers."""
+        handed back: what DuckDB read for the fold, and the fold's leftovers. Its first read keeps DuckDB's cache to
+        its bound unless an index is being built beside it."""
         if most and memory.tasks.writing_next and self._refit is None:
             memory.release_memory()
-        return memory.tasks.refresh(most=most, warm=True)
+        return memory.tasks.refresh(most=most, warm=True, bounded=self._refit is None)
 
     def _refit_step(self, memory: Memory) -> bool:
         """Once the vector index is due a new projection (store.vector_index), build it on a thread of its own, the

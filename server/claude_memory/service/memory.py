@@ -135,6 +135,11 @@ class Memory:
         release_freed_memory()
         return trimmed
 
+    def bounded(self, work: Callable[[], T]) -> T:
+        """``work()`` (a read over much of the store) keeping no more of DuckDB's cache than its bound as it goes
+        (:func:`claude_memory.store.db.bounded`). Only where no other thread queries the store."""
+        return db.bounded(self.con, self._memory_limit, work)
+
     def defer_checkpoints(self) -> None:
         """Leave checkpoints to :meth:`checkpoint` (a service's quiet moments, and :meth:`close`) below
         ``db.AUTO_CHECKPOINT``, rather than to whichever commit takes DuckDB's log past 16 MB."""

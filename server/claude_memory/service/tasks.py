@@ -104,13 +104,17 @@ class TaskProjector:
         self.behind = False  # after a refresh: a fold from the start is under way, or waits (``most=0``)
         self.background = False  # a service's: its idle step folds from the start, faces do not wait for it
 
-    def refresh(self, *, force: bool = False, most: int | None = None, warm: bool = False) -> bool:
+    def refresh(
+        self, *, force: bool = False, most: int | None = None, warm: bool = False, bounded: bool = False
+    ) -> bool:
         """Fold again when task calls came or went since the last fold (or when ``force``); True if it did. With
         ``most``, a fold from the start folds at most that many calls per refresh and writes when it reaches the
         end, so that the service's idle step never holds a hook up for long (True while it goes on); ``most=0``
         folds only later calls into the kept board and leaves a fold from the start for later (:attr:`behind`).
         ``warm`` (the service's idle step): with no board stored for the projection (a store from before boards were
-        kept), fold to make one even when the projection is current, so that the next calls fold into it."""
+        kept), fold to make one even when the projection is current, so that the next calls fold into it. ``bounded``
+        (where no other thread queries the store): a fold from the start reads the calls with DuckDB's cache held to
+        its bound (:meth:`Memory.bounded`)."""
         con = self._memory.con
         newest = store.newest_call(con)
         offset = store.offset(con)
@@ -136,7 +140,8 @@ class TaskProjector:
         if replay is not None and (replay.offset != offset or not self._extend(replay, newest)):
             replay = None  # the store changed otherwise than by later calls: start again
         if replay is None:
-            replay = _Replay(Board(), self._items(store.calls(con), store.corrections(con)), 0, [], offset, newest)
+            calls = self._memory.bounded(lambda: store.calls(con)) if bounded else store.calls(con)
+            replay = _Replay(Board(), self._items(calls, store.corrections(con)), 0, [], offset, newest)
         end = len(replay.items) if most is None else min(len(replay.items), replay.done + most)
         replay.emitted += self._apply(replay.board, replay.items[replay.done : end])
         # a bounded fold that folded its last calls writes at the next refresh, when the caller has handed back memory
