@@ -18,7 +18,7 @@ from claude_memory.service import semantic
 from claude_memory.service.embedding import EmbeddingWorker, queue_status
 from claude_memory.service.memory import Memory
 from claude_memory.service.semantic import semantic_candidates, similarities
-from claude_memory.store import db, vector_index
+from claude_memory.store import vector_index
 from claude_memory.store.embedding_queue import MAX_ATTEMPTS
 from claude_memory.store.eventmap import EventMap
 from claude_memory.store.vector_index import BASIS_FILE, COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, VectorIndex
@@ -512,15 +512,10 @@ def test_the_service_refits_on_a_thread_of_its_own_and_adopts_what_was_added_mea
         assert work._refit_after > time.monotonic()  # and a new try waits
 
 
-def test_warm_up_loads_the_model_the_index_and_the_postings_one_after_another(
-    embedded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """What the service does first (service/server.py): after it, a search finds everything loaded, and DuckDB keeps
-    no more of the blocks the loads read than its bound (set to 1 MB here: the loads read 3 MB of this store)."""
-    monkeypatch.setattr(db, "CACHE_FLOOR", 1 << 20)
+def test_warm_up_loads_the_model_the_index_and_the_postings_one_after_another(embedded: Path, tmp_path: Path) -> None:
+    """What the service does first (service/server.py): after it, a search finds everything loaded."""
     with Memory(_copy(embedded, tmp_path)) as memory:
         memory.warm_up()
-        assert db.cache_bytes(memory.con) <= db.CACHE_FLOOR
         assert memory.embedder._model is not None and memory._index is not None
         assert memory._postings.loads == 1 and memory.vector_index().live_count == _one(
             memory, "SELECT count(*) FROM chunks"

@@ -159,15 +159,14 @@ class Memory:
     def warm_up(self) -> None:
         """Load what a search needs, one part at a time, handing back each load's leftovers before the next: the model,
         the vector index, then the event map and the postings through a search. A first search loads them side by
-        side (the query is embedded on a thread while the postings load), and their peaks would add up. Only where no
-        other thread queries the store (the service's worker): it trims DuckDB's cache, see :meth:`release_memory`."""
+        side (the query is embedded on a thread while the postings load), and their peaks would add up."""
         if self.model_ready():
             self.embedder.embed(["warm up"])
             release_freed_memory()
             self.vector_index()
             release_freed_memory()
         self.search("warm up", EventFilters(), 1)
-        self.release_memory()  # (and the blocks DuckDB kept from the loads: 588 MB at a million events, to 256)
+        release_freed_memory()
 
     def close(self) -> None:
         if self._pool is not None:
