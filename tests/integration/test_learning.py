@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from claude_memory.client.connection import ServiceClient
+from claude_memory.core import insights as core_insights
 from claude_memory.core.filters import EventFilters, ForgetSelector
 from claude_memory.service import idle
 from claude_memory.service.capture import HookPayload
@@ -262,6 +263,26 @@ def test_preferences_are_grouped_in_steps_later_statements_join_and_a_forget_sho
         assert found is not None
         memory.forget(ForgetSelector(event_ids=(found.id,)))
     assert not any("pnpm" in p["text"] for p in memory.insights.for_session(SHOP))  # gone before any idle step
+
+
+def test_a_forget_groups_preferences_again_at_once_only_where_a_grouping_is_served(
+    shop: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that never grouped (a forget from the command line) leaves grouping to the next read, and what that
+    read groups holds nothing forgotten; one that serves a grouping groups again before any hook reads it."""
+    memory = shop
+    memory.insights.refresh()
+    added: list[str] = []
+    add = core_insights.Grouping.add
+    monkeypatch.setattr(core_insights.Grouping, "add", lambda self, s: (added.append(s.rule.text), add(self, s))[1])
+    pnpm = [r.event_id for r in insight_store.stated(memory.con) if "pnpm" in json.dumps(r.rules)]
+    memory.forget(ForgetSelector(event_ids=(pnpm[0],)))
+    assert added == []  # nothing served, nothing grouped
+    listed = next(p for p in memory.insights.listing(SHOP)["preferences"] if "pnpm" in p["text"])
+    assert listed["count"] == 1 and added and not any("always use pnpm" in t for t in added)
+    added.clear()
+    memory.forget(ForgetSelector(event_ids=(pnpm[1],)))  # served now: grouped again at once, for the hooks
+    assert added and not any("pnpm" in p["text"] for p in memory.insights.for_session(SHOP))
 
 
 def test_no_injected_context_on_the_fixtures_holds_two_lines_with_the_same_text(store: Memory) -> None:

@@ -709,13 +709,18 @@ def _similarity(rule: Rule, known: _Known, stems: _Stems) -> float:
     bound = len(mine & known.all_terms) / len(mine) if mine else 0.0
     if bound < SAME_RULE:
         return bound
-    return max((len(mine & theirs) / len(mine | theirs) for theirs in known.terms if mine | theirs), default=0.0)
+    best = 0.0
+    for theirs in known.terms:  # Jaccard (the union's size: the sizes' sum less the intersection's; mine is not empty)
+        shared = len(mine & theirs)
+        best = max(best, shared / (len(mine) + len(theirs) - shared))
+    return best
 
 
-def _contrary(rule: Rule, known: _Known, stems: _Stems) -> bool:
+def _contrary(rule: Rule, known: _Known, stems: _Stems, similarity: float) -> bool:
     """The rule drops all of what the earlier preference chose, or chooses what it refused (a preference that names
-    no choice stands for its words), or stops a habit the preference asked for."""
-    about = _similarity(rule, known, stems) >= SAME_RULE
+    no choice stands for its words), or stops a habit the preference asked for. ``similarity``: the rule's with the
+    preference (:func:`_similarity`)."""
+    about = similarity >= SAME_RULE
     chose = known.favours or (known.asked if about else set())
     refused = known.rejects or (known.refused if about else set())
     drops, picks = stems(rule.rejects), stems(rule.favours)
@@ -743,13 +748,14 @@ class Grouping:
         rule = statement.rule
         words = stems(rule.terms) | stems(rule.favours) | stems(rule.rejects)
         near = sorted({n for w in words for n in self._by_word.get(w, ()) if found[n].superseded_by is None})
-        contrary = [n for n in near if _near(known[n], statement, stems) and _contrary(rule, known[n], stems)]
+        similar = {n: _similarity(rule, known[n], stems) for n in near}  # (once each: the most of grouping's time)
+        contrary = [
+            n for n in near if _near(known[n], statement, similar[n]) and _contrary(rule, known[n], stems, similar[n])
+        ]
         here = [
-            (score, n)
+            (similar[n], n)
             for n in near
-            if n not in contrary
-            and (score := _similarity(rule, known[n], stems))
-            >= (SAME_RULE if _local(known[n], statement) else SAME_ELSEWHERE)
+            if n not in contrary and similar[n] >= (SAME_RULE if _local(known[n], statement) else SAME_ELSEWHERE)
         ]
         if here and not contrary:
             n = max(here)[1]
@@ -779,9 +785,10 @@ def _local(known: _Known, statement: Statement) -> bool:
     return statement.project in known.projects or len(known.projects) > 1
 
 
-def _near(known: _Known, statement: Statement, stems: _Stems) -> bool:
-    """Where a contrary statement supersedes a preference: in its project, or anywhere about the same thing."""
-    return _local(known, statement) or _similarity(statement.rule, known, stems) >= SAME_ELSEWHERE
+def _near(known: _Known, statement: Statement, similarity: float) -> bool:
+    """Where a contrary statement supersedes a preference: in its project, or anywhere about the same thing
+    (``similarity``: the statement's with the preference, :func:`_similarity`)."""
+    return _local(known, statement) or similarity >= SAME_ELSEWHERE
 
 
 def standing(found: Sequence[Preference], project: str | None) -> list[Preference]:

@@ -4,8 +4,8 @@ derived from their prompts (:mod:`claude_memory.core.insights`).
 Each new user prompt is read once (the projection's offset moves past it): its canonical key and the rules it states
 are stored with it, and deleted with it by a forget. Preferences are grouped from those rows and the grouping is kept:
 later statements join it; anything else groups again from the start, in steps in the service's idle time with the last
-grouping serving hooks meanwhile, or at once after a forget. A person's mark (pin, forget) shows at once, and a rebuild
-gives the same insights.
+grouping serving hooks meanwhile, or at once after a forget (where one is served). A person's mark (pin, forget) shows
+at once, and a rebuild gives the same insights.
 """
 
 from __future__ import annotations
@@ -105,6 +105,15 @@ class Insights:
     def _last(self) -> list[Preference]:
         """The last complete grouping, as it is (what a hook reads: hooks never group)."""
         return self._served[1] if self._served else []
+
+    def forgotten(self) -> None:
+        """After a forget: a grouping this process serves (hooks read it, and it may hold what was forgotten) is grouped
+        again now, when the forget took statements; one under way and never served is dropped, to be grouped at the
+        next read (a forget from the command line does not group 55,000 statements of a million events for nothing)."""
+        if self._served is not None:
+            self.regroup()
+        else:
+            self._grouping = None
 
     def regroup(self, most: int | None = None) -> bool:
         """Bring the grouping level with the stored statements; True if it grouped any. Statements stored after the

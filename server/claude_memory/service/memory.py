@@ -544,5 +544,5 @@ class Memory:
             self.layer_cache.clear()  # the generation changed too; this also frees the memory at once
             if not self.read_only:  # what was derived from them goes now, before any hook reads it (hooks never fold)
                 self.tasks.refresh()  # (folded again from the start if the forget dropped the board: store.tasks)
-                self.insights.regroup()
+                self.insights.forgotten()
         return count
