@@ -137,8 +137,9 @@ class Memory:
 
     def bounded(self, work: Callable[[], T]) -> T:
         """``work()`` (a read over much of the store) keeping no more of DuckDB's cache than its bound as it goes
-        (:func:`claude_memory.store.db.bounded`). Only where no other thread queries the store."""
-        return db.bounded(self.con, self._memory_limit, work)
+        (:func:`claude_memory.store.db.bounded`, at least ``db.READ_FLOOR``). Only where no other thread queries the
+        store."""
+        return db.bounded(self.con, self._memory_limit, work, least=db.READ_FLOOR)
 
     def defer_checkpoints(self) -> None:
         """Leave checkpoints to :meth:`checkpoint` (a service's quiet moments, and :meth:`close`) below

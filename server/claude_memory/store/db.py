@@ -40,6 +40,9 @@ LOW_DISK = 64 << 20  # bytes free below which a failed write is the disk's fault
 # per stored event, whichever is larger, once it holds half as much again. At a million events 256 MB kept the
 # searches as fast as the whole cache did (47 MB made them ~10 ms slower for a while); at 100k, 32 MB.
 CACHE_FLOOR = 32 << 20
+# A bounded read (``bounded``) works in at least this much: the task calls' read at 100k events needs more than 32 MB
+# (there, unbounded +94 MB for a moment, held to 64 MB +57 MB).
+READ_FLOOR = 64 << 20
 CACHE_PER_EVENT = 256
 # DuckDB writes its log (the WAL) into the database file, a checkpoint, on the commit that takes the log past its
 # ``checkpoint_threshold`` (16 MB by default). A checkpoint rewrites each row group a write touched: after vectors were
@@ -222,14 +225,14 @@ def checkpoint(con: duckdb.DuckDBPyConnection, limit: str, *, quietly: bool = Fa
             raise
 
 
-def bounded(con: duckdb.DuckDBPyConnection, limit: str, work: Callable[[], T]) -> T:
-    """``work()`` with DuckDB's memory held to the cache's bound (:func:`cache_bound`), then set back to ``limit`` (as
-    :func:`release_cache` does): a read over much of the file keeps no more of its blocks than that as it goes (the
-    task calls of a million events, with the words around them: a peak of 680 MB more, 340 MB bounded, as fast). Done
-    again without the bound when it needs more than that in memory at once. The limit is the database's: call it where
-    no other query runs (the service's worker, no index being built beside it)."""
+def bounded(con: duckdb.DuckDBPyConnection, limit: str, work: Callable[[], T], *, least: int = 0) -> T:
+    """``work()`` with DuckDB's memory held to the cache's bound (:func:`cache_bound`, or ``least`` if more), then
+    set back to ``limit`` (as :func:`release_cache` does): a read over much of the file keeps no more of its blocks
+    than that as it goes (the task calls of a million events, with the words around them: a peak of 680 MB more, 340
+    MB bounded, as fast). Done again without the bound when it needs more than that in memory at once. The limit is
+    the database's: call it where no other query runs (the service's worker, no index being built beside it)."""
     try:
-        with _memory_held(con, _store_bound(con), limit):
+        with _memory_held(con, max(_store_bound(con), least), limit):
             return work()
     except duckdb.OutOfMemoryException:
         return work()  # (the limit is back at ``limit``)
