@@ -40,10 +40,10 @@ LOW_DISK = 64 << 20  # bytes free below which a failed write is the disk's fault
 # per stored event, whichever is larger, once it holds half as much again. At a million events 256 MB kept the
 # searches as fast as the whole cache did (47 MB made them ~10 ms slower for a while); at 100k, 32 MB.
 CACHE_FLOOR = 32 << 20
+CACHE_PER_EVENT = 256
 # A bounded read (``bounded``) works in at least this much: the task calls' read at 100k events needs more than 32 MB
 # (there, unbounded +94 MB for a moment, held to 64 MB +57 MB).
 READ_FLOOR = 64 << 20
-CACHE_PER_EVENT = 256
 # DuckDB writes its log (the WAL) into the database file, a checkpoint, on the commit that takes the log past its
 # ``checkpoint_threshold`` (16 MB by default). A checkpoint rewrites each row group a write touched: after vectors were
 # added, the partly filled last row group of ``vectors`` (up to 122,880 vectors of 384 floats, ~190 MB) is read and
