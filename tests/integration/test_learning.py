@@ -17,6 +17,7 @@ from claude_memory.client.connection import ServiceClient
 from claude_memory.core import insights as core_insights
 from claude_memory.core.filters import EventFilters, ForgetSelector
 from claude_memory.service import idle
+from claude_memory.service import insights as service_insights
 from claude_memory.service.capture import HookPayload
 from claude_memory.service.memory import Memory
 from claude_memory.service.recall import ContextParams, Recaller
@@ -265,11 +266,13 @@ def test_preferences_are_grouped_in_steps_later_statements_join_and_a_forget_sho
     assert not any("pnpm" in p["text"] for p in memory.insights.for_session(SHOP))  # gone before any idle step
 
 
-def test_a_forget_groups_preferences_again_at_once_only_where_a_grouping_is_served(
+def test_a_forget_takes_its_statements_from_the_served_preferences_and_groups_again_in_the_idle_steps(
     shop: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A process that never grouped (a forget from the command line) leaves grouping to the next read, and what that
-    read groups holds nothing forgotten; one that serves a grouping groups again before any hook reads it."""
+    """A forget never groups the preferences on its own time (at a million events that held the service's worker for
+    74 s): a process that never grouped leaves it to the next read; the grouping served to hooks loses the forgotten
+    statements at once, and the quiet idle steps group again from the start, to what grouping the stored statements
+    gives."""
     memory = shop
     memory.insights.refresh()
     added: list[str] = []
@@ -279,10 +282,23 @@ def test_a_forget_groups_preferences_again_at_once_only_where_a_grouping_is_serv
     memory.forget(ForgetSelector(event_ids=(pnpm[0],)))
     assert added == []  # nothing served, nothing grouped
     listed = next(p for p in memory.insights.listing(SHOP)["preferences"] if "pnpm" in p["text"])
-    assert listed["count"] == 1 and added and not any("always use pnpm" in t for t in added)
+    assert listed["count"] == 1 and added and not any("always use pnpm" in t for t in added)  # a face's read groups
     added.clear()
-    memory.forget(ForgetSelector(event_ids=(pnpm[1],)))  # served now: grouped again at once, for the hooks
-    assert added and not any("pnpm" in p["text"] for p in memory.insights.for_session(SHOP))
+    memory.forget(ForgetSelector(event_ids=(pnpm[1],)))  # served now
+    assert added == [] and memory.insights.behind
+    assert not any("pnpm" in p["text"] for p in memory.insights.for_session(SHOP))  # gone before any idle step
+    work = quiet_idle_work(memory)
+    for _ in range(20):
+        work.step()
+        if not memory.insights.behind:
+            break
+    assert added and not memory.insights.behind
+
+    def shown(found: list[core_insights.Preference]) -> list[tuple[str, list[int], str | None]]:
+        return [(p.id, [s.event_id for s in p.statements], p.superseded_by) for p in found]
+
+    stored = [s for _, s in service_insights._statements(insight_store.stated(memory.con))]
+    assert shown(memory.insights._last()) == shown(core_insights.preferences(stored)) != []
 
 
 def test_no_injected_context_on_the_fixtures_holds_two_lines_with_the_same_text(store: Memory) -> None:

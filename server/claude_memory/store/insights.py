@@ -105,6 +105,11 @@ def stated(con: duckdb.DuckDBPyConnection, after_seq: int = 0) -> list[Stated]:
     return [Stated(int(r[0]), r[1], r[2], str(r[3]), r[4], json.loads(r[5]), int(r[6])) for r in rows]
 
 
+def stating(con: duckdb.DuckDBPyConnection) -> set[int]:
+    """The event ids of the stored prompts that state rules (a forget deletes a prompt's row with it)."""
+    return {int(r[0]) for r in con.execute("SELECT event_id FROM prompt_insights WHERE rules IS NOT NULL").fetchall()}
+
+
 def stated_state(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
     """Changes whenever a prompt stating rules comes or goes (what grouping preferences is cached on)."""
     row = con.execute(
