@@ -96,8 +96,7 @@ class _Rows:
 
 def _rows(codes: Int32s, docs: Int32s, tf: npt.NDArray[np.integer], terms: int) -> _Rows:
     """Rows from postings in any order (``codes`` < ``terms``)."""
-    held = _tf_type(int(tf.max()), int(tf.min())) if len(tf) else np.dtype(np.uint16)
-    return _placed(np.bincount(codes, minlength=terms), iter([(codes, docs, tf)]), held)
+    return _placed(np.bincount(codes, minlength=terms), iter([(codes, docs, tf)]), _tf_type_of(tf))
 
 
 Part = tuple[Int32s, Int32s, npt.NDArray[np.integer]]  # postings: term codes, documents, term frequencies
@@ -153,9 +152,14 @@ def _tf_type(most: int, least: int) -> np.dtype[Any]:
     return np.dtype(np.int32 if most > MAX_U16 or least < 0 else np.uint16)
 
 
+def _tf_type_of(tf: npt.NDArray[np.integer]) -> np.dtype[Any]:
+    """:func:`_tf_type` of these term frequencies (uint16 for none)."""
+    return _tf_type(int(tf.max()), int(tf.min())) if len(tf) else np.dtype(np.uint16)
+
+
 def _compact_tf(tf: npt.NDArray[np.integer]) -> npt.NDArray[np.integer]:
     """Term frequencies in their :func:`_tf_type`."""
-    return tf.astype(_tf_type(int(tf.max()), int(tf.min())) if len(tf) else np.uint16, copy=False)
+    return tf.astype(_tf_type_of(tf), copy=False)
 
 
 def idf(documents: int, frequency: int) -> float:
