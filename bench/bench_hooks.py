@@ -11,8 +11,10 @@ with the cwd of a project in the store, so the service searches that project (hy
 is relevant. Capture hooks (PostToolUse) append to the spool and nudge the service. Printed beside the
 bare interpreter's start (``python -S -c pass`` and ``python -c pass``), and beside the context request
 alone on a warm connection (the service's part of a prompt hook). The hook client's bytecode is written
-first, as ``claude-memory install`` does. Budgets: UserPromptSubmit p50 <= 50 ms and p95 <= 150 ms;
-capture p50 <= 40 ms.
+first, as ``claude-memory install`` does. Then ``--turns`` turns as a session has them: a few PostToolUse captures
+in a prompt's project, ``--think`` seconds of quiet (the person reading and typing), then that prompt's hook, timed:
+new events make the search's views be read again, which the service does in its quiet moments, not in the prompt's
+search. Budgets: UserPromptSubmit p50 <= 50 ms and p95 <= 150 ms; capture p50 <= 40 ms.
 """
 
 from __future__ import annotations
@@ -94,6 +96,23 @@ def prompts(store: Path, count: int, rng: random.Random) -> list[tuple[str, str]
     return out
 
 
+def turns(asks: list[tuple[str, str]], env: dict[str, str], think: float, captures: int = 5) -> list[float]:
+    """Each prompt's hook ``think`` seconds after ``captures`` PostToolUse hooks of a turn in its project: ms."""
+    out: list[float] = []
+    for i, (prompt, project) in enumerate(asks):
+        for k in range(captures):
+            payload = {"session_id": f"bench-turn-{i}", "cwd": project, "hook_event_name": "PostToolUse",
+                       "tool_name": "Bash", "tool_input": {"command": f"make check-{i}-{k}"},
+                       "tool_response": {"stdout": f"step {k} of turn {i} passed", "stderr": ""},
+                       "tool_use_id": f"toolu_turn_{i}_{k}"}  # fmt: skip
+            timed([str(HOOK), "PostToolUse"], json.dumps(payload).encode(), env)
+        time.sleep(think)
+        payload = {"session_id": f"bench-turn-{i}", "transcript_path": "", "cwd": project,
+                   "hook_event_name": "UserPromptSubmit", "prompt": prompt}  # fmt: skip
+        out.append(timed([str(HOOK), "UserPromptSubmit"], json.dumps(payload).encode(), env)[0])
+    return out
+
+
 def summary(name: str, values: list[float]) -> dict[str, Any]:
     return {"hook": name, "n": len(values), "p50_ms": round(percentile(values, 50), 1),
             "p95_ms": round(percentile(values, 95), 1), "max_ms": round(max(values), 1)}  # fmt: skip
@@ -166,6 +185,8 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=100, help="PreToolUse hooks before an Edit of a file Claude wrote")
     parser.add_argument("--starts", type=int, default=50, help="SessionStart hooks in projects with open tasks")
     parser.add_argument("--settle", type=float, default=35.0, help="seconds of quiet at the end (memory handed back)")
+    parser.add_argument("--turns", type=int, default=10, help="turns: captures, quiet, then the next prompt's hook")
+    parser.add_argument("--think", type=float, default=3.0, help="seconds between a turn's captures and the prompt")
     args = parser.parse_args()
     if not (args.store / "memory.duckdb").exists():
         sys.exit(f"No store at {args.store}: build it with bench/bench_hybrid.py --build-only first.")
@@ -176,8 +197,9 @@ def main() -> None:
     shutil.copytree(args.store, data, ignore=shutil.ignore_patterns("service.*", "spool", "logs"))
     env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"}
     env |= {"CLAUDE_MEMORY_HOME": str(data), "CLAUDE_MEMORY_PYTHON": sys.executable}
-    asks = prompts(data, 2 * args.prompts + 10, rng)  # before the service owns the store
-    hooked, direct = asks[10 : 10 + args.prompts], asks[10 + args.prompts :]  # hook processes; the service alone
+    asks = prompts(data, 2 * args.prompts + 10 + args.turns, rng)  # before the service owns the store
+    hooked, direct = asks[10 : 10 + args.prompts], asks[10 + args.prompts : 10 + 2 * args.prompts]
+    after_turns = asks[10 + 2 * args.prompts :]  # hook processes; the service alone; prompts after a turn
     service = subprocess.Popen(
         [sys.executable, "-m", "claude_memory", "serve", "--claude-home", str(home), "--no-watch", "--quiet"], env=env
     )
@@ -219,6 +241,8 @@ def main() -> None:
                        "tool_use_id": f"toolu_bench_{i}"}  # fmt: skip
             capture_ms.append(timed([str(HOOK), "PostToolUse"], json.dumps(payload).encode(), env)[0])
         watch.stage("PostToolUse hooks")
+        turn_ms = turns(after_turns, env, args.think)
+        watch.stage(f"{len(turn_ms)} turns: captures, {args.think:g} s, a prompt")
         edit_ms, noted = pre_edit_hooks(client, work, env, args.edits, rng, watch)
         watch.stage("PreToolUse hooks")
         start_ms, with_tasks = session_starts(client, env, args.starts, [project for _, project in hooked])
@@ -233,6 +257,7 @@ def main() -> None:
             summary("UserPromptSubmit (search + pack + inject)", prompt_ms),
             summary("  its context request alone (service side)", service_ms),
             summary("PostToolUse (spool + nudge)", capture_ms),
+            *([summary(f"UserPromptSubmit {args.think:g} s after a turn's captures", turn_ms)] if turn_ms else []),
             *([summary("PreToolUse before an Edit (blame + note)", edit_ms)] if edit_ms else []),
             *([summary("SessionStart (summary + open tasks + recent)", start_ms)] if start_ms else []),
         ]

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from claude_memory.core.filters import EventFilters
 from claude_memory.service.memory import Memory
 from claude_memory.service.projects import git_root_or_self
-from claude_memory.store import keyword
+from claude_memory.store import keyword, queries
+from support.idle_work import quiet_idle_work
 
 
 def _prompt(uuid: str, text: str, cwd: str = "/nonexistent/kw") -> str:
@@ -41,6 +43,37 @@ def test_appended_lines_are_searchable_after_the_next_import_without_a_rebuild(t
         assert hit.event.text == "the quaxelbrot migration failed twice"
         assert all("quaxelbrot" not in h.event.text for h in follow_ups)
         assert meta["terms"] == ["quaxelbrot", "migrat"]
+
+
+def test_a_quiet_service_reads_new_events_into_search_so_that_the_next_search_does_not(tmp_path: Path) -> None:
+    """New events make the search's event map be read again whole (~1 s at a million events): a service does it in
+    its first quiet idle step, not in the search of the prompt after a turn's captures; a busy one leaves it."""
+    home = tmp_path / "claude"
+    folder = home / "projects" / "-nonexistent-kw"
+    folder.mkdir(parents=True)
+    transcript = folder / "kw-1.jsonl"
+    transcript.write_text(_prompt("k1", "configure the gizmoflux cache eviction"))
+    with Memory(tmp_path / "data") as memory:
+        work = quiet_idle_work(memory)
+        assert not memory.level_search()  # nothing to bring level before this process's first search
+        memory.import_history(home, settle_seconds=0)
+        memory.search("gizmoflux", EventFilters(project="/nonexistent/kw"), 5)
+        assert not memory.level_search()
+        with transcript.open("a") as fh:
+            fh.write(_prompt("k2", "the quaxelbrot migration failed twice"))
+        assert memory.import_history(home, settle_seconds=0).events_new == 1
+        work._worker.last_request = time.monotonic()  # busy: a request just came
+        work.step()
+        behind = memory._events.generation
+        assert behind is not None and behind != queries.generation(memory.con)
+        work._worker.last_request = 0.0  # quiet
+        while work.step():
+            pass
+        assert memory._events.generation == queries.generation(memory.con)
+        layout = memory._events.layout
+        (hit, *_), _ = memory.search("quaxelbrot", EventFilters(project="/nonexistent/kw"), 5)
+        assert hit.event.text == "the quaxelbrot migration failed twice"
+        assert memory._events.layout == layout  # the search did not read the map again
 
 
 def test_merge_keeps_scores_and_order(fixtures_home: Path, tmp_path: Path) -> None:

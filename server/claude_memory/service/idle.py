@@ -136,6 +136,8 @@ class IdleWork:
                 replayed = True
             if not self._prompts_behind:
                 replayed = memory.insights.regroup(most=IDLE_STATEMENTS) or replayed
+        if quiet and memory.level_search():  # events came: the next prompt's search should not read them in
+            return True
         if not memory.read_only and now - self._consolidation_checked >= CONSOLIDATION_CHECK_SECONDS:
             self._consolidation_checked = now
             memory.endless.consolidate()  # when one of its triggers holds (endless mode only)

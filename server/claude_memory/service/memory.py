@@ -42,7 +42,7 @@ from claude_memory.service.insights import Insights
 from claude_memory.service.model_switch import ModelSwitch
 from claude_memory.service.projects import normalise_project_arg
 from claude_memory.service.provenance import Provenance
-from claude_memory.service.search import Retrieval, SearchHit, search
+from claude_memory.service.search import Retrieval, SearchHit, level, search
 from claude_memory.service.tasks import TaskProjector
 from claude_memory.store import db, edits, files, forget, health, learning, ledger, model_files, queries
 from claude_memory.store.embedder import DEFAULT_MODEL, Embedder
@@ -224,7 +224,7 @@ class Memory:
     ) -> tuple[list[SearchHit], dict[str, Any]]:
         """Ranked hits and what the search did (``meta``). Relative dates in the query count from ``as_of`` (the time
         the question is asked), else from now."""
-        retrieval = Retrieval(self.tokenizer, events=self._events, postings=self._postings, changes=self.changes.count)
+        retrieval = self._retrieval()
         if mode != "keyword":
             if self.model_ready():
                 retrieval.embedder, retrieval.index = self.embedder, self.vector_index()
@@ -234,6 +234,17 @@ class Memory:
             else:
                 retrieval.unavailable = self.embedder.reason
         return search(self.con, retrieval, query, filters, limit, mode, as_of=as_of)
+
+    def level_search(self) -> bool:
+        """Bring search's in-memory views level with the store now, as the next search would (the service's quiet
+        moments, so that a prompt after a turn's captures does not wait for it); True if they were behind. Nothing
+        before this process's first search."""
+        if self._events.generation is None:
+            return False
+        return level(self.con, self._retrieval())
+
+    def _retrieval(self) -> Retrieval:
+        return Retrieval(self.tokenizer, events=self._events, postings=self._postings, changes=self.changes.count)
 
     def rarest_idf(self) -> float:
         """The idf of a word found in one event only, in the postings the last search used (0 before any):

