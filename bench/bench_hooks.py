@@ -11,10 +11,11 @@ with the cwd of a project in the store, so the service searches that project (hy
 is relevant. Capture hooks (PostToolUse) append to the spool and nudge the service. Printed beside the
 bare interpreter's start (``python -S -c pass`` and ``python -c pass``), and beside the context request
 alone on a warm connection (the service's part of a prompt hook). The hook client's bytecode is written
-first, as ``claude-memory install`` does. Then ``--turns`` turns as a session has them: a few PostToolUse captures
-in a prompt's project, ``--think`` seconds of quiet (the person reading and typing), then that prompt's hook, timed:
-new events make the search's views be read again, which the service does in its quiet moments, not in the prompt's
-search. Budgets: UserPromptSubmit p50 <= 50 ms and p95 <= 150 ms; capture p50 <= 40 ms.
+first, as ``claude-memory install`` does. Then ``--turns`` turns of a session: a prompt and its answer written to
+the session's transcript and the Stop hook (the service reads them in), ``--think`` seconds of quiet (the person
+reading and typing), then the next prompt's hook, timed: new events make the search's views be read again, which
+the service does in its quiet moments, not in the prompt's search. Budgets: UserPromptSubmit p50 <= 50 ms and
+p95 <= 150 ms; capture p50 <= 40 ms.
 """
 
 from __future__ import annotations
@@ -96,18 +97,29 @@ def prompts(store: Path, count: int, rng: random.Random) -> list[tuple[str, str]
     return out
 
 
-def turns(asks: list[tuple[str, str]], env: dict[str, str], think: float, captures: int = 5) -> list[float]:
-    """Each prompt's hook ``think`` seconds after ``captures`` PostToolUse hooks of a turn in its project: ms."""
+def turns(asks: list[tuple[str, str]], home: Path, env: dict[str, str], think: float) -> list[float]:
+    """A session's turns: each appends a prompt and an answer to the session's transcript under the service's Claude
+    home and fires the Stop hook naming it (the service reads the new lines in), then, ``think`` seconds later, the
+    next prompt's hook: its ms."""
+    folder = home / "projects" / "-bench-turns"
+    folder.mkdir(parents=True, exist_ok=True)
+    transcript, session = folder / "bench-turns.jsonl", "bench-turns"
     out: list[float] = []
     for i, (prompt, project) in enumerate(asks):
-        for k in range(captures):
-            payload = {"session_id": f"bench-turn-{i}", "cwd": project, "hook_event_name": "PostToolUse",
-                       "tool_name": "Bash", "tool_input": {"command": f"make check-{i}-{k}"},
-                       "tool_response": {"stdout": f"step {k} of turn {i} passed", "stderr": ""},
-                       "tool_use_id": f"toolu_turn_{i}_{k}"}  # fmt: skip
-            timed([str(HOOK), "PostToolUse"], json.dumps(payload).encode(), env)
+        when = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime())
+        common = {"sessionId": session, "timestamp": when, "cwd": project, "isSidechain": False}
+        lines = [
+            {**common, "type": "user", "uuid": f"turn-{i}-u", "message": {"role": "user", "content": prompt}},
+            {**common, "type": "assistant", "uuid": f"turn-{i}-a", "parentUuid": f"turn-{i}-u",
+             "message": {"id": f"msg_turn_{i}", "type": "message", "role": "assistant",
+                         "content": [{"type": "text", "text": f"Done: {prompt} (turn {i})."}]}},
+        ]  # fmt: skip
+        with transcript.open("a") as fh:
+            fh.writelines(json.dumps(line) + "\n" for line in lines)
+        stop = {"session_id": session, "transcript_path": str(transcript), "cwd": project, "hook_event_name": "Stop"}
+        timed([str(HOOK), "Stop"], json.dumps(stop).encode(), env)
         time.sleep(think)
-        payload = {"session_id": f"bench-turn-{i}", "transcript_path": "", "cwd": project,
+        payload = {"session_id": session, "transcript_path": str(transcript), "cwd": project,
                    "hook_event_name": "UserPromptSubmit", "prompt": prompt}  # fmt: skip
         out.append(timed([str(HOOK), "UserPromptSubmit"], json.dumps(payload).encode(), env)[0])
     return out
@@ -241,7 +253,7 @@ def main() -> None:
                        "tool_use_id": f"toolu_bench_{i}"}  # fmt: skip
             capture_ms.append(timed([str(HOOK), "PostToolUse"], json.dumps(payload).encode(), env)[0])
         watch.stage("PostToolUse hooks")
-        turn_ms = turns(after_turns, env, args.think)
+        turn_ms = turns(after_turns, home, env, args.think)
         watch.stage(f"{len(turn_ms)} turns: captures, {args.think:g} s, a prompt")
         edit_ms, noted = pre_edit_hooks(client, work, env, args.edits, rng, watch)
         watch.stage("PreToolUse hooks")
@@ -256,7 +268,7 @@ def main() -> None:
             summary("python -c pass (bare interpreter)", bare),
             summary("UserPromptSubmit (search + pack + inject)", prompt_ms),
             summary("  its context request alone (service side)", service_ms),
-            summary("PostToolUse (spool + nudge)", capture_ms),
+            *([summary("PostToolUse (spool + nudge)", capture_ms)] if capture_ms else []),
             *([summary(f"UserPromptSubmit {args.think:g} s after a turn's captures", turn_ms)] if turn_ms else []),
             *([summary("PreToolUse before an Edit (blame + note)", edit_ms)] if edit_ms else []),
             *([summary("SessionStart (summary + open tasks + recent)", start_ms)] if start_ms else []),
