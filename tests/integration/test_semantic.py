@@ -523,3 +523,44 @@ def test_warm_up_loads_the_model_the_index_and_the_postings_one_after_another(em
         hits, meta = memory.search("output a salutation", EventFilters(), 3, mode="hybrid")
         assert meta["mode"] == "hybrid" and hits
         assert memory._postings.loads == 1  # nothing loaded again
+
+
+def test_the_service_saves_the_index_once_quiet_not_each_time_the_embedding_queue_empties(
+    embedded: Path, tmp_path: Path, model_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a million events a save writes ~1 GB: the prompt after a turn should not wait for it. A crash before the
+    save loses nothing (the next load adds what the store holds past the saved index)."""
+    saves: list[int] = []
+    save = VectorIndex.save
+
+    def counted(index: VectorIndex) -> None:
+        saves.append(index.live_count)
+        save(index)
+
+    monkeypatch.setattr(VectorIndex, "save", counted)
+    home = tmp_path / "claude"
+    folder = home / "projects" / "-nonexistent-save"
+    folder.mkdir(parents=True)
+    said = {"role": "user", "content": "tune the hnsw save cadence"}
+    line = {"type": "user", "uuid": "s1", "sessionId": "save-1", "timestamp": "2026-06-01T08:00:00.000Z",
+            "cwd": "/nonexistent/save", "message": said}  # fmt: skip
+    (folder / "save-1.jsonl").write_text(json.dumps(line) + "\n")
+    with Memory(_copy(embedded, tmp_path)) as memory:
+        live = memory.vector_index().live_count
+        work = quiet_idle_work(memory)
+        memory.import_history(home, settle_seconds=0)
+        work.events_added()
+        for _ in range(20):  # a busy service: a request a moment ago
+            work._worker.last_request = time.monotonic()
+            work.step()
+        assert memory.vector_index().live_count > live
+        assert not queue_status(memory.con, memory.vector_index()).pending
+        assert saves == []  # embedded, the queue empty, not saved
+        work._worker.last_request = time.monotonic() - 10  # quiet, but not for long
+        work.step()
+        assert saves == []
+        work._worker.last_request = time.monotonic() - 31
+        work.step()
+        assert saves == [memory.vector_index().live_count]
+    with Memory(tmp_path / "data") as again:  # what was saved is what is loaded, nothing rebuilt
+        assert again.vector_index().live_count == saves[0] and not again.vector_index().rebuilt

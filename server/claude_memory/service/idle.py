@@ -37,7 +37,11 @@ QUIET_SECONDS = 1.0
 # The embedding queue is only looked at when events may have been added to it (ingest, captures, import),
 # and otherwise every this many seconds (retries after backoff): an idle service does not poll the store.
 EMBED_RECHECK_SECONDS = 30.0
-SAVE_INDEX_EVERY = 30.0  # seconds: the index file is rebuilt from the store if a crash loses it
+SAVE_INDEX_EVERY = 30.0  # seconds: while a quiet service embeds a backlog, the index is saved this often
+# ... and once no request came for this long, rather than each time the embedding queue empties: at a million events a
+# save writes ~1 GB (1-2 s), which the prompt after a turn would wait for. A crash loses nothing: the next load adds
+# the vectors the store holds past the saved index.
+SAVE_INDEX_QUIET_SECONDS = 30.0
 RELEASE_EVERY = 30.0  # seconds: how often a quiet service hands back memory it no longer uses (Memory.release_memory)
 # ... and a busy one, between requests, DuckDB's part only: at 100k events the first 50 searches took the service from
 # 403 to 506 MB, 85 of it DuckDB's (30 of cached blocks, the rest memory it had freed and kept), handed back in 13-27 ms
@@ -147,6 +151,9 @@ class IdleWork:
             memory.graduation.run()
         if quiet:
             self.flush_uses()  # (before the model's turn: without a model the uses were written only every 5 minutes)
+            if self._index_dirty_since is not None and now - self._worker.last_request > SAVE_INDEX_QUIET_SECONDS:
+                self.save_index()
+                return True
             settled = now - self._worker.last_request > CHECKPOINT_QUIET_SECONDS
             least = 1 if now - self._worker.last_request > CHECKPOINT_IDLE_SECONDS else db.QUIET_CHECKPOINT
             # (not while a refit's build queries beside us)
@@ -171,11 +178,10 @@ class IdleWork:
             done = EmbeddingWorker(memory.writer, memory.embedder, index).run(batch=batch, max_batches=1, save=False)
             if done:
                 self._index_dirty_since = self._index_dirty_since or time.monotonic()
-                if time.monotonic() - self._index_dirty_since > SAVE_INDEX_EVERY:
+                if quiet and time.monotonic() - self._index_dirty_since > SAVE_INDEX_EVERY:
                     self.save_index(force=True)
                 return True
             self.embed_due, self._embed_checked = False, time.monotonic()
-            self.save_index()
         return memory.switch.step(batch) or replayed  # a change of model, once the queue is empty
 
     def _fold_tasks(self, memory: Memory, most: int) -> bool:
