@@ -4,8 +4,9 @@ to, as numpy arrays.
 
 Ranking touches hundreds of candidates per query; asking DuckDB about them costs a scan of the events
 table per question (8-40 ms at 100k events; ``bench/README.md``). The map answers the same in well
-under a millisecond. It is derived data: rebuilt from DuckDB when events were added or forgotten (57-85
-ms at 100k events on 2 cores), and extended with new vector labels as they are embedded. About 50 bytes per
+under a millisecond. It is derived data: read from DuckDB whole the first time and after a forget (57-85 ms at
+100k events on 2 cores, ~1 s at a million), new events merged into their places, and extended with new vector
+labels as they are embedded. About 50 bytes per
 event and 16 per chunk.
 :class:`~claude_memory.store.postings.PostingsIndex` applies search filters through :meth:`EventMap.admitted`.
 """
