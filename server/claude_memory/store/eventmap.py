@@ -59,6 +59,24 @@ def _more_codes(values: list[Any], column: pa.ChunkedArray) -> Int32s:
     return codes
 
 
+def _numbers(table: pa.Table) -> dict[str, npt.NDArray[Any]]:
+    """The facts of a :data:`_FACTS` read that the map holds as numbers: ids, times (NO_TIME if unknown), lengths and
+    traits, by their :class:`_Events` field names."""
+    return {
+        "ids": table["id"].to_numpy().astype(np.int64),
+        "ts": table["ts"].combine_chunks().fill_null(NO_TIME).to_numpy(zero_copy_only=False).astype(np.int64),
+        "length": table["kw_len"].to_numpy().astype(np.int32),
+        "question": table["question"].to_numpy(zero_copy_only=False).astype(bool),
+        "names_time": table["names_time"].to_numpy(zero_copy_only=False).astype(bool),
+    }
+
+
+def _indexed(ids: Int64s, **fields: Any) -> _Events:
+    """The events, with their positions sorted by id for lookups."""
+    by_id = np.argsort(ids, kind="stable").astype(np.int64)
+    return _Events(ids=ids, by_id=by_id, sorted_ids=ids[by_id], **fields)
+
+
 def _codes(column: pa.ChunkedArray) -> tuple[Int32s, list[Any]]:
     """Dictionary codes of a string column (-1 for null) and the code -> value list."""
     encoded = column.combine_chunks().dictionary_encode()
@@ -262,27 +280,11 @@ class EventMap:
         table = con.execute(f"{_FACTS} ORDER BY session_id, ts NULLS LAST, seq").to_arrow_table()
         self.loads += 1
         self._seq = int(pc.max(table["seq"]).as_py() or 0)
-        ids = table["id"].to_numpy().astype(np.int64)
         session, sessions = _codes(table["session_id"])
         project, projects = _codes(table["project"])
         kind, types = _codes(table["type"])
-        by_id = np.argsort(ids, kind="stable").astype(np.int64)
-        ts = table["ts"].combine_chunks().fill_null(NO_TIME).to_numpy(zero_copy_only=False).astype(np.int64)
-        self._events = _Events(
-            ids=ids,
-            by_id=by_id,
-            sorted_ids=ids[by_id],
-            session=session,
-            sessions=sessions,
-            project=project,
-            projects=projects,
-            type=kind,
-            types=types,
-            ts=ts,
-            length=table["kw_len"].to_numpy().astype(np.int32),
-            question=table["question"].to_numpy(zero_copy_only=False).astype(bool),
-            names_time=table["names_time"].to_numpy(zero_copy_only=False).astype(bool),
-        )
+        self._events = _indexed(session=session, sessions=sessions, project=project, projects=projects, type=kind,
+                                types=types, **_numbers(table))  # fmt: skip
         self._layout += 1
         self._labels = np.empty(0, dtype=np.int64)  # positions changed: chunks are mapped again
         self._label_pos = np.empty(0, dtype=np.int64)
@@ -303,7 +305,8 @@ class EventMap:
         if added == 0:
             return True
         session = _more_codes(events.sessions, table["session_id"])
-        ts = table["ts"].combine_chunks().fill_null(NO_TIME).to_numpy(zero_copy_only=False).astype(np.int64)
+        new = _numbers(table)
+        ts = new["ts"]
         at = np.empty(added, dtype=np.int64)
         for code in np.unique(session):
             rows = np.flatnonzero(session == code)
@@ -312,24 +315,14 @@ class EventMap:
             known = ts[rows] != NO_TIME
             at[rows[~known]] = hi
             at[rows[known]] = lo + np.searchsorted(events.ts[lo:timed], ts[rows[known]], side="right")
-        ids = np.insert(events.ids, at, table["id"].to_numpy().astype(np.int64))
-        by_id = np.argsort(ids, kind="stable").astype(np.int64)
-        self._events = _Events(
-            ids=ids,
-            by_id=by_id,
-            sorted_ids=ids[by_id],
+        self._events = _indexed(
             session=np.insert(events.session, at, session),
             sessions=events.sessions,
             project=np.insert(events.project, at, _more_codes(events.projects, table["project"])),
             projects=events.projects,
             type=np.insert(events.type, at, _more_codes(events.types, table["type"])),
             types=events.types,
-            ts=np.insert(events.ts, at, ts),
-            length=np.insert(events.length, at, table["kw_len"].to_numpy().astype(np.int32)),
-            question=np.insert(events.question, at, table["question"].to_numpy(zero_copy_only=False).astype(bool)),
-            names_time=np.insert(
-                events.names_time, at, table["names_time"].to_numpy(zero_copy_only=False).astype(bool)
-            ),
+            **{field: np.insert(getattr(events, field), at, values) for field, values in new.items()},
         )
         self._seq = max(self._seq, int(pc.max(table["seq"]).as_py()))
         self._layout += 1
