@@ -13,7 +13,7 @@ bare interpreter's start (``python -S -c pass`` and ``python -c pass``), and bes
 alone on a warm connection (the service's part of a prompt hook). The hook client's bytecode is written
 first, as ``claude-memory install`` does. Then ``--turns`` turns of a session: a prompt and its answer written to
 the session's transcript and the Stop hook (the service reads them in), ``--think`` seconds of quiet (the person
-reading and typing), then the next prompt's hook, timed: new events make the search's views be read again, which
+reading and typing), then the next prompt's hook, timed: new events must be brought into the search's views, which
 the service does in its quiet moments, not in the prompt's search. Budgets: UserPromptSubmit p50 <= 50 ms and
 p95 <= 150 ms; capture p50 <= 40 ms.
 """
@@ -197,8 +197,8 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=100, help="PreToolUse hooks before an Edit of a file Claude wrote")
     parser.add_argument("--starts", type=int, default=50, help="SessionStart hooks in projects with open tasks")
     parser.add_argument("--settle", type=float, default=35.0, help="seconds of quiet at the end (memory handed back)")
-    parser.add_argument("--turns", type=int, default=10, help="turns: captures, quiet, then the next prompt's hook")
-    parser.add_argument("--think", type=float, default=3.0, help="seconds between a turn's captures and the prompt")
+    parser.add_argument("--turns", type=int, default=10, help="turns read in, each before a prompt")
+    parser.add_argument("--think", type=float, default=3.0, help="seconds between a turn and the next prompt")
     args = parser.parse_args()
     if not (args.store / "memory.duckdb").exists():
         sys.exit(f"No store at {args.store}: build it with bench/bench_hybrid.py --build-only first.")
@@ -254,7 +254,7 @@ def main() -> None:
             capture_ms.append(timed([str(HOOK), "PostToolUse"], json.dumps(payload).encode(), env)[0])
         watch.stage("PostToolUse hooks")
         turn_ms = turns(after_turns, home, env, args.think)
-        watch.stage(f"{len(turn_ms)} turns: captures, {args.think:g} s, a prompt")
+        watch.stage(f"{len(turn_ms)} turns: a turn read in, {args.think:g} s, a prompt")
         edit_ms, noted = pre_edit_hooks(client, work, env, args.edits, rng, watch)
         watch.stage("PreToolUse hooks")
         start_ms, with_tasks = session_starts(client, env, args.starts, [project for _, project in hooked])
@@ -269,7 +269,7 @@ def main() -> None:
             summary("UserPromptSubmit (search + pack + inject)", prompt_ms),
             summary("  its context request alone (service side)", service_ms),
             *([summary("PostToolUse (spool + nudge)", capture_ms)] if capture_ms else []),
-            *([summary(f"UserPromptSubmit {args.think:g} s after a turn's captures", turn_ms)] if turn_ms else []),
+            *([summary(f"UserPromptSubmit {args.think:g} s after a turn", turn_ms)] if turn_ms else []),
             *([summary("PreToolUse before an Edit (blame + note)", edit_ms)] if edit_ms else []),
             *([summary("SessionStart (summary + open tasks + recent)", start_ms)] if start_ms else []),
         ]

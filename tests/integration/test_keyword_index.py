@@ -25,12 +25,18 @@ def _prompt(uuid: str, text: str, cwd: str = "/nonexistent/kw") -> str:
     return json.dumps(line) + "\n"
 
 
-def test_appended_lines_are_searchable_after_the_next_import_without_a_rebuild(tmp_path: Path) -> None:
+def _transcript(tmp_path: Path) -> tuple[Path, Path]:
+    """A Claude home with one transcript of one prompt: (home, transcript)."""
     home = tmp_path / "claude"
     folder = home / "projects" / "-nonexistent-kw"
     folder.mkdir(parents=True)
     transcript = folder / "kw-1.jsonl"
     transcript.write_text(_prompt("k1", "configure the gizmoflux cache eviction"))
+    return home, transcript
+
+
+def test_appended_lines_are_searchable_after_the_next_import_without_a_rebuild(tmp_path: Path) -> None:
+    home, transcript = _transcript(tmp_path)
     with Memory(tmp_path / "data") as memory:
         memory.import_history(home, settle_seconds=0)
         assert [h.event.text for h in memory.search("gizmoflux", EventFilters(), 5)[0]]
@@ -49,11 +55,7 @@ def test_a_quiet_service_reads_new_events_into_search_so_that_the_next_search_do
     """New events must be brought into the search's views (~0.3 s at a million events, a read of the whole map then
     before it merged them): a service does it in its first quiet idle step, not in the search of the prompt after a
     turn; a busy one leaves it."""
-    home = tmp_path / "claude"
-    folder = home / "projects" / "-nonexistent-kw"
-    folder.mkdir(parents=True)
-    transcript = folder / "kw-1.jsonl"
-    transcript.write_text(_prompt("k1", "configure the gizmoflux cache eviction"))
+    home, transcript = _transcript(tmp_path)
     with Memory(tmp_path / "data") as memory:
         work = quiet_idle_work(memory)
         assert not memory.level_search()  # nothing to bring level before this process's first search
