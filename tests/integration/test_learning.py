@@ -232,6 +232,40 @@ def test_the_idle_step_reads_a_backlog_of_prompts_a_few_at_a_time(
     assert len(memory.insights.preferences()) == 3
 
 
+def _stated(memory: Memory) -> list[tuple[str, int]]:
+    return [(p["text"], p["count"]) for p in memory.insights.listing(SHOP)["preferences"]]
+
+
+def test_the_idle_step_reads_prompts_for_no_longer_than_its_time_allows(
+    shop: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = shop
+    before = _stated(memory)
+    memory.con.execute("UPDATE projection_offsets SET name = 'insights' WHERE starts_with(name, 'insights:')")
+    monkeypatch.setattr(idle, "IDLE_PROMPT_SECONDS", -1.0)  # its time is up at once: one prompt per step
+    work = quiet_idle_work(memory)
+    offsets = []
+    for _ in range(8):
+        work.step()
+        offsets.append(insight_store.offset(memory.con))
+    seqs = memory.con.execute("SELECT seq FROM events WHERE type = 'user_prompt' ORDER BY seq").fetchall()
+    prompts = [r[0] for r in seqs]
+    assert len(prompts) == 7 and offsets == [*prompts, prompts[-1]]
+    assert _stated(memory) == before
+
+
+def test_prompts_are_read_past_stretches_without_one(shop: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    # each read looks through the next seqs only (SPAN per prompt wanted): when they hold no prompt (here none at all,
+    # as a long stretch of answers and tool calls), it looks past them
+    memory = shop
+    before = _stated(memory)
+    memory.con.execute("UPDATE projection_offsets SET name = 'insights' WHERE starts_with(name, 'insights:')")
+    monkeypatch.setattr(service_insights, "SPAN", 0)
+    assert memory.insights.refresh(most=3) == 3 and memory.insights.unread
+    assert memory.insights.refresh() == 4 and not memory.insights.unread
+    assert _stated(memory) == before
+
+
 def test_preferences_are_grouped_in_steps_later_statements_join_and_a_forget_shows_at_once(
     tmp_path: Path, shop: Memory, monkeypatch: pytest.MonkeyPatch
 ) -> None:

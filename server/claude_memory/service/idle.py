@@ -60,7 +60,11 @@ UPGRADE_QUIET_SECONDS = 5.0
 CONSOLIDATION_CHECK_SECONDS = 60.0
 IDLE_TASK_CALLS = 10  # task calls folded per quiet idle step when folding from the start (~50 ms at 1M events)
 IDLE_STATEMENTS = 50  # rule statements grouped per quiet idle step when grouping from the start (~60 ms at 1M)
-IDLE_PROMPTS = 500  # prompts read for insights per quiet idle step (~0.1 s): a backlog of 200,000 never holds a hook up
+IDLE_PROMPTS = 500  # prompts read for insights per quiet idle step ...
+# ... and for no longer than this: a prompt's hook arriving mid-step waits for the rest of it (at a million events on a
+# slow machine, 500 prompts took 0.2 s in process and up to 1 s in the service, whose first turns read a backlog of
+# 200,000 in their quiet moments)
+IDLE_PROMPT_SECONDS = 0.05
 BUSY_PROMPTS = 20  # ... per idle step between requests
 
 
@@ -124,8 +128,7 @@ class IdleWork:
             # the grouping, now rather than in the next SessionStart; a busy service only looks (a few prompts read)
             self.tasks_due = False
             self._fold_tasks(memory, IDLE_TASK_CALLS if quiet else 0)
-            most = IDLE_PROMPTS if quiet else BUSY_PROMPTS
-            self._prompts_behind = memory.insights.refresh(most=most) == most
+            self._read_prompts(memory, IDLE_PROMPTS if quiet else BUSY_PROMPTS)
             if not self._prompts_behind:  # (grouped once they are all read)
                 memory.insights.regroup(most=IDLE_STATEMENTS if quiet else 0)
             if memory.endless.refresh():  # and, in endless mode, the working set (its size may call for consolidation)
@@ -136,7 +139,7 @@ class IdleWork:
             if memory.tasks.behind:
                 replayed = self._fold_tasks(memory, IDLE_TASK_CALLS)
             if self._prompts_behind:
-                self._prompts_behind = memory.insights.refresh(most=IDLE_PROMPTS) == IDLE_PROMPTS
+                self._read_prompts(memory, IDLE_PROMPTS)
                 replayed = True
             if not self._prompts_behind:
                 replayed = memory.insights.regroup(most=IDLE_STATEMENTS) or replayed
@@ -192,6 +195,11 @@ class IdleWork:
         if most and memory.tasks.writing_next and self._refit is None:
             memory.release_memory()
         return memory.tasks.refresh(most=most, warm=True, bounded=self._refit is None)
+
+    def _read_prompts(self, memory: Memory, most: int) -> None:
+        """Read up to ``most`` new prompts for insights, for no longer than ``IDLE_PROMPT_SECONDS``."""
+        memory.insights.refresh(most=most, until=time.monotonic() + IDLE_PROMPT_SECONDS)
+        self._prompts_behind = memory.insights.unread
 
     def _refit_step(self, memory: Memory) -> bool:
         """Once the vector index is due a new projection (store.vector_index), build it on a thread of its own, the

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 BATCH: Final = 2_000  # prompts read per transaction
 TOPIC_MIN: Final = 2  # a topic asked this many times is a repeated topic (seed §4.4)
+SPAN: Final = 20  # seqs looked through per prompt wanted (about one event in five is a prompt): see store.prompts_after
 
 
 Order = tuple[bool, datetime, int]  # a statement's place: by time (none first), then storage
@@ -57,10 +59,12 @@ class Insights:
         self._grouping: _Grouped | None = None
         self.behind = False  # after a regroup: grouping from the start is under way, or waits (``most=0``)
         self._dirty = True  # prompts stating rules were read since the grouping was last level with the store
+        self.unread = False  # the last refresh stopped at its ``most`` or its ``until``: prompts may be left to read
 
-    def refresh(self, most: int | None = None) -> int:
-        """Read the prompts stored since the last refresh, or only the first ``most`` of them (the service's idle
-        step reads a big backlog a little at a time, so that hooks never wait behind it); how many were read."""
+    def refresh(self, most: int | None = None, until: float | None = None) -> int:
+        """Read the prompts stored since the last refresh, or only the first ``most`` of them, and none once the
+        monotonic clock passed ``until`` (the service's idle step reads a big backlog a little at a time, so that a
+        hook arriving meanwhile waits for little); how many were read. :attr:`unread`: some may be left."""
         con = self._memory.con
         done = 0
         if store.outdated(con):  # read by an older extractor: everything is read again with this one
@@ -68,11 +72,17 @@ class Insights:
         while True:
             wanted = BATCH if most is None else min(BATCH, most - done)
             after = store.offset(con)
-            found = store.prompts_after(con, after, wanted) if wanted > 0 else []
+            found = store.prompts_after(con, after, wanted, within=wanted * SPAN) if wanted > 0 else []
+            if wanted > 0 and not found:  # a stretch with no prompt, or the end: look past it
+                found = store.prompts_after(con, after, wanted)
+            self.unread = wanted == 0
             if not found:
                 return done
             rows = []
-            for prompt in found:
+            for n, prompt in enumerate(found):
+                if until is not None and n and time.monotonic() > until:
+                    found, self.unread = found[:n], True
+                    break
                 if prompt.metadata.get("command") or is_synthetic(prompt.text):
                     continue
                 stated = rules(prompt.text)
@@ -85,6 +95,8 @@ class Insights:
             self._memory.writer.add_insights(rows_table(rows, store.ROW_SCHEMA), after, found[-1].seq)
             done += len(found)
             self._dirty = self._dirty or any(row[-1] for row in rows)
+            if self.unread:
+                return done
 
     def current(self) -> None:
         if not self._memory.read_only:
