@@ -100,6 +100,9 @@ def test_new_events_merged_into_the_map_give_the_map_a_fresh_read_gives(tmp_path
         assert events.loads == 1 and events.layout == layout + 1  # merged, not read again
         merged = _canonical(events)
         assert merged == _canonical(fresh) and len(merged) == 14
+        held = fresh._require().ids  # each id looked up where it is, the lookup merged rather than sorted again
+        assert (events.id_at(events.positions(held)) == held).all()
+        assert (events._require().sorted_ids == fresh._require().sorted_ids).all()
         stored = dict(memory.con.execute("SELECT label, event_id FROM chunks").fetchall())
         assert _owners(events, 16) == _owners(fresh, 16) == [stored[n] for n in range(14)] + [None, None]
         order = [memory.con.execute("SELECT text FROM events WHERE id = ?", [i]).fetchone()[0]  # type: ignore[index]

@@ -133,7 +133,7 @@ class Candidates:
 
 def level(con: duckdb.DuckDBPyConnection, retrieval: Retrieval) -> bool:
     """Bring the in-memory views (event map, BM25 postings) level with the store, as every search does first; True
-    if they were behind. New events cost ~0.3 s at a million events (merged into the map, their postings appended,
+    if they were behind. New events cost ~0.06 s at a million events (merged into the map, their postings appended,
     the postings placed again), a forget ~1 s more (the map read whole): the service does it in its quiet moments
     (:meth:`Memory.level_search`) rather than in the next prompt's search."""
     before = retrieval.events.generation

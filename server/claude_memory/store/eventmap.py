@@ -315,7 +315,19 @@ class EventMap:
             known = ts[rows] != NO_TIME
             at[rows[~known]] = hi
             at[rows[known]] = lo + np.searchsorted(events.ts[lo:timed], ts[rows[known]], side="right")
-        self._events = _indexed(
+        # an old position p is now p plus the events inserted before it (np.insert puts a value before index at[i]);
+        # a new event's is its at[i] plus the new events put before it (numpy's order: at[], stably sorted)
+        order = np.argsort(at, kind="stable")
+        inserted = at[order]
+        placed = np.empty(added, dtype=np.int64)
+        placed[order] = inserted + np.arange(added)
+        # the lookup by id merged too, not sorted again (a million ids: 100 ms)
+        by_rank = np.argsort(new["ids"], kind="stable")
+        slots = np.searchsorted(events.sorted_ids, new["ids"][by_rank])
+        moved = events.by_id + np.searchsorted(inserted, events.by_id, side="right")
+        self._events = _Events(
+            by_id=np.insert(moved, slots, placed[by_rank]),
+            sorted_ids=np.insert(events.sorted_ids, slots, new["ids"][by_rank]),
             session=np.insert(events.session, at, session),
             sessions=events.sessions,
             project=np.insert(events.project, at, _more_codes(events.projects, table["project"])),
@@ -326,9 +338,7 @@ class EventMap:
         )
         self._seq = max(self._seq, int(pc.max(table["seq"]).as_py()))
         self._layout += 1
-        # an old position p is now p plus the events inserted before it (np.insert puts a value before index at[i]);
         # _load_chunks then orders the chunks by their new positions
-        inserted = np.sort(at)
         self._label_pos = self._label_pos + np.searchsorted(inserted, self._label_pos, side="right")
         mapped = self._pos_of_label >= 0
         shift = np.searchsorted(inserted, self._pos_of_label[mapped], side="right")
