@@ -45,8 +45,9 @@ class _Grouped:
 
     state: tuple[int, int, int]  # the store.stated_state it is (or will be) level with
     grouping: Grouping
-    statements: list[tuple[Order, Statement]]
-    done: int  # statements grouped so far
+    rows: list[store.Stated]  # the prompts stating rules, in order
+    statements: list[tuple[Order, Statement]]  # those of the rows grouped so far
+    done: int  # rows grouped so far
     last_seq: int  # the highest event seq among them: later ones may join
 
 
@@ -127,7 +128,7 @@ class Insights:
         if self._served is None and self._grouping is None:
             return
         alive = store.stating(self._memory.con)
-        if self._grouping is not None and any(s.event_id not in alive for _, s in self._grouping.statements):
+        if self._grouping is not None and any(r.event_id not in alive for r in self._grouping.rows):
             self._grouping = None
         if self._served is not None:
             state, served = self._served
@@ -151,7 +152,7 @@ class Insights:
             self._dirty = False
             return False
         kept = self._grouping
-        if kept is not None and kept.done == len(kept.statements):
+        if kept is not None and kept.done == len(kept.rows):
             rows = store.stated(con, after_seq=kept.last_seq)
             later = _statements(rows)
             if (
@@ -161,22 +162,28 @@ class Insights:
             ):  # only later prompts came: they join it
                 for _order, statement in later:
                     kept.grouping.add(statement)
+                kept.rows += rows
                 kept.statements += later
-                kept.done, kept.state, kept.last_seq = len(kept.statements), state, max(r.event_seq for r in rows)
+                kept.done, kept.state, kept.last_seq = len(kept.rows), state, max(r.event_seq for r in rows)
                 self._served, self._dirty = (state, kept.grouping.found), False
                 return True
         if most == 0:
             self.behind = True
             return False
-        if kept is None or kept.state != state or kept.done == len(kept.statements):
+        if kept is None or kept.state != state or kept.done == len(kept.rows):
             rows = store.stated(con)
             last = max((r.event_seq for r in rows), default=0)
-            kept = self._grouping = _Grouped(state, Grouping(), _statements(rows), 0, last)
-        end = len(kept.statements) if most is None else min(len(kept.statements), kept.done + most)
-        for _order, statement in kept.statements[kept.done : end]:
+            kept = self._grouping = _Grouped(state, Grouping(), rows, [], 0, last)
+            if most is not None and rows:  # the read is this step's work (at a million events, 45,000 rows: 0.3 s)
+                self.behind = True
+                return True
+        end = len(kept.rows) if most is None else min(len(kept.rows), kept.done + most)
+        grouped = _statements(kept.rows[kept.done : end])  # (decoded here: 55,000 statements at once took 0.8 s)
+        for _order, statement in grouped:
             kept.grouping.add(statement)
+        kept.statements += grouped
         kept.done = end
-        if end == len(kept.statements):
+        if end == len(kept.rows):
             self._served, self._dirty = (state, kept.grouping.found), False
         else:
             self.behind = True
@@ -255,7 +262,7 @@ def _statements(rows: list[store.Stated]) -> list[tuple[Order, Statement]]:
         ((r.ts is not None, r.ts or datetime.min, r.event_seq),
          Statement(r.event_id, r.citation, r.project, r.session_id, from_store_time(r.ts), Rule.from_json(rule)))
         for r in rows
-        for rule in r.rules
+        for rule in json.loads(r.rules)
     ]  # fmt: skip
 
 

@@ -45,7 +45,7 @@ class Stated:
     project: str | None
     session_id: str
     ts: datetime | None
-    rules: list[dict[str, Any]]
+    rules: str  # JSON: a list of Rule.to_json (decoded when grouped, a few at a time)
     event_seq: int = 0
 
 
@@ -105,7 +105,7 @@ def stated(con: duckdb.DuckDBPyConnection, after_seq: int = 0) -> list[Stated]:
         "JOIN events e ON e.id = p.event_id WHERE p.rules IS NOT NULL AND e.seq > ? ORDER BY p.ts NULLS FIRST, e.seq",
         [after_seq],
     ).fetchall()
-    return [Stated(int(r[0]), r[1], r[2], str(r[3]), r[4], json.loads(r[5]), int(r[6])) for r in rows]
+    return [Stated(int(r[0]), r[1], r[2], str(r[3]), r[4], str(r[5]), int(r[6])) for r in rows]
 
 
 def stating(con: duckdb.DuckDBPyConnection) -> set[int]:
