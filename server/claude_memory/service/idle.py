@@ -59,7 +59,7 @@ UPGRADE_CHECK_SECONDS = 5.0
 UPGRADE_QUIET_SECONDS = 5.0
 CONSOLIDATION_CHECK_SECONDS = 60.0
 IDLE_TASK_CALLS = 10  # task calls folded per quiet idle step when folding from the start (~50 ms at 1M events)
-IDLE_STATEMENTS = 50  # prompts stating rules grouped per quiet idle step when grouping from the start (~60 ms at 1M)
+IDLE_STATEMENTS = 50  # prompts stating rules grouped per quiet idle step when grouping from the start (~8 ms at 1M)
 IDLE_PROMPTS = 500  # prompts read for insights per quiet idle step ...
 # ... and for no longer than this: a prompt's hook arriving mid-step waits for the rest of it (at a million events on a
 # slow machine, 500 prompts took 0.2 s in process and up to 1 s in the service, whose first turns read a backlog of
