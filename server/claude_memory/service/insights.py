@@ -45,9 +45,9 @@ class _Grouped:
 
     state: tuple[int, int, int]  # the store.stated_state it is (or will be) level with
     grouping: Grouping
-    rows: list[store.Stated]  # the prompts stating rules, in order
-    statements: list[tuple[Order, Statement]]  # those of the rows grouped so far
-    done: int  # rows grouped so far
+    statements: list[tuple[Order, Statement]]  # grouped so far
+    pending: list[store.Stated]  # a grouping from the start: the prompts stating rules, in order (none once complete)
+    done: int  # of them grouped so far
     last_seq: int  # the highest event seq among them: later ones may join
 
 
@@ -128,7 +128,7 @@ class Insights:
         if self._served is None and self._grouping is None:
             return
         alive = store.stating(self._memory.con)
-        if self._grouping is not None and any(r.event_id not in alive for r in self._grouping.rows):
+        if self._grouping is not None and any(i not in alive for i in _event_ids(self._grouping)):
             self._grouping = None
         if self._served is not None:
             state, served = self._served
@@ -152,7 +152,7 @@ class Insights:
             self._dirty = False
             return False
         kept = self._grouping
-        if kept is not None and kept.done == len(kept.rows):
+        if kept is not None and not kept.pending:
             rows = store.stated(con, after_seq=kept.last_seq)
             later = _statements(rows)
             if (
@@ -162,28 +162,28 @@ class Insights:
             ):  # only later prompts came: they join it
                 for _order, statement in later:
                     kept.grouping.add(statement)
-                kept.rows += rows
                 kept.statements += later
-                kept.done, kept.state, kept.last_seq = len(kept.rows), state, max(r.event_seq for r in rows)
+                kept.state, kept.last_seq = state, max(r.event_seq for r in rows)
                 self._served, self._dirty = (state, kept.grouping.found), False
                 return True
         if most == 0:
             self.behind = True
             return False
-        if kept is None or kept.state != state or kept.done == len(kept.rows):
+        if kept is None or kept.state != state or not kept.pending:
             rows = store.stated(con)
             last = max((r.event_seq for r in rows), default=0)
-            kept = self._grouping = _Grouped(state, Grouping(), rows, [], 0, last)
+            kept = self._grouping = _Grouped(state, Grouping(), [], rows, 0, last)
             if most is not None and rows:  # the read is this step's work (at a million events, 45,000 rows: 0.3 s)
                 self.behind = True
                 return True
-        end = len(kept.rows) if most is None else min(len(kept.rows), kept.done + most)
-        grouped = _statements(kept.rows[kept.done : end])  # (decoded here: 55,000 statements at once took 0.8 s)
+        end = len(kept.pending) if most is None else min(len(kept.pending), kept.done + most)
+        grouped = _statements(kept.pending[kept.done : end])  # (decoded here: 55,000 statements at once took 0.8 s)
         for _order, statement in grouped:
             kept.grouping.add(statement)
         kept.statements += grouped
         kept.done = end
-        if end == len(kept.rows):
+        if end == len(kept.pending):
+            kept.pending, kept.done = [], 0
             self._served, self._dirty = (state, kept.grouping.found), False
         else:
             self.behind = True
@@ -264,6 +264,11 @@ def _statements(rows: list[store.Stated]) -> list[tuple[Order, Statement]]:
         for r in rows
         for rule in json.loads(r.rules)
     ]  # fmt: skip
+
+
+def _event_ids(grouped: _Grouped) -> list[int]:
+    """The prompts a grouping holds or will hold."""
+    return [s.event_id for _, s in grouped.statements] + [r.event_id for r in grouped.pending[grouped.done :]]
 
 
 def _json_rules(stated: list[Rule]) -> str | None:
