@@ -77,6 +77,12 @@ def _indexed(ids: Int64s, **fields: Any) -> _Events:
     return _Events(ids=ids, by_id=by_id, sorted_ids=ids[by_id], **fields)
 
 
+def _after_insert(positions: npt.NDArray[Any], inserted: Int64s) -> Int64s:
+    """Where old map positions are once new events were put before the (sorted) indices ``inserted``, as
+    ``np.insert`` puts them: each moves by the events inserted at or before it."""
+    return positions + np.searchsorted(inserted, positions, side="right")
+
+
 def _codes(column: pa.ChunkedArray) -> tuple[Int32s, list[Any]]:
     """Dictionary codes of a string column (-1 for null) and the code -> value list."""
     encoded = column.combine_chunks().dictionary_encode()
@@ -315,8 +321,8 @@ class EventMap:
             known = ts[rows] != NO_TIME
             at[rows[~known]] = hi
             at[rows[known]] = lo + np.searchsorted(events.ts[lo:timed], ts[rows[known]], side="right")
-        # an old position p is now p plus the events inserted before it (np.insert puts a value before index at[i]);
-        # a new event's is its at[i] plus the new events put before it (numpy's order: at[], stably sorted)
+        # old positions move by the events inserted before them (_after_insert); a new event's is its at[i] plus the
+        # new events put before it (numpy's order: at[], stably sorted)
         order = np.argsort(at, kind="stable")
         inserted = at[order]
         placed = np.empty(added, dtype=np.int64)
@@ -324,9 +330,8 @@ class EventMap:
         # the lookup by id merged too, not sorted again (a million ids: 100 ms)
         by_rank = np.argsort(new["ids"], kind="stable")
         slots = np.searchsorted(events.sorted_ids, new["ids"][by_rank])
-        moved = events.by_id + np.searchsorted(inserted, events.by_id, side="right")
         self._events = _Events(
-            by_id=np.insert(moved, slots, placed[by_rank]),
+            by_id=np.insert(_after_insert(events.by_id, inserted), slots, placed[by_rank]),
             sorted_ids=np.insert(events.sorted_ids, slots, new["ids"][by_rank]),
             session=np.insert(events.session, at, session),
             sessions=events.sessions,
@@ -339,10 +344,9 @@ class EventMap:
         self._seq = max(self._seq, int(pc.max(table["seq"]).as_py()))
         self._layout += 1
         # _load_chunks then orders the chunks by their new positions
-        self._label_pos = self._label_pos + np.searchsorted(inserted, self._label_pos, side="right")
+        self._label_pos = _after_insert(self._label_pos, inserted)
         mapped = self._pos_of_label >= 0
-        shift = np.searchsorted(inserted, self._pos_of_label[mapped], side="right")
-        self._pos_of_label[mapped] += shift.astype(np.int32)
+        self._pos_of_label[mapped] = _after_insert(self._pos_of_label[mapped], inserted)
         return True
 
     def _load_chunks(self, con: duckdb.DuckDBPyConnection) -> None:
