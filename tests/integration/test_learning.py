@@ -260,7 +260,7 @@ def test_prompts_are_read_past_stretches_without_one(shop: Memory, monkeypatch: 
     memory = shop
     before = _stated(memory)
     memory.con.execute("UPDATE projection_offsets SET name = 'insights' WHERE starts_with(name, 'insights:')")
-    monkeypatch.setattr(service_insights, "SPAN", 0)
+    monkeypatch.setattr(insight_store, "SPAN", 0)
     assert memory.insights.refresh(most=3) == 3 and memory.insights.unread
     assert memory.insights.refresh() == 4 and not memory.insights.unread
     assert _stated(memory) == before

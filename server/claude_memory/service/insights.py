@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 BATCH: Final = 2_000  # prompts read per transaction
 TOPIC_MIN: Final = 2  # a topic asked this many times is a repeated topic (seed §4.4)
-SPAN: Final = 20  # seqs looked through per prompt wanted (about one event in five is a prompt): see store.prompts_after
 
 
 Order = tuple[bool, datetime, int]  # a statement's place: by time (none first), then storage
@@ -73,9 +72,7 @@ class Insights:
         while True:
             wanted = BATCH if most is None else min(BATCH, most - done)
             after = store.offset(con)
-            found = store.prompts_after(con, after, wanted, within=wanted * SPAN) if wanted > 0 else []
-            if wanted > 0 and not found:  # a stretch with no prompt, or the end: look past it
-                found = store.prompts_after(con, after, wanted)
+            found = store.prompts_after(con, after, wanted) if wanted > 0 else []
             self.unread = wanted == 0
             if not found:
                 return done

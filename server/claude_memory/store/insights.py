@@ -18,6 +18,7 @@ from claude_memory.store.arrow import arrow_view
 
 _STATE_MOD = 1_000_003
 OFFSET = f"insights:{EXTRACTOR}"  # named by the extractor that read the prompts (before versions: plain "insights")
+SPAN = 20  # seqs looked through per prompt wanted (about one event in five is a prompt): see prompts_after
 
 ROW_SCHEMA = pa.schema(
     [("event_id", pa.int64()), ("project", pa.string()), ("session_id", pa.string()), ("ts", pa.timestamp("us")),
@@ -64,16 +65,17 @@ def reread(con: duckdb.DuckDBPyConnection) -> None:
     projections.reset_family(con, "insights")
 
 
-def prompts_after(con: duckdb.DuckDBPyConnection, seq: int, limit: int, within: int | None = None) -> list[Prompt]:
-    """The user prompts stored after ``seq``, oldest first; ``within``: only among the next ``within`` seqs (at a
-    million events, reading the next 500 of a backlog took 20-50 ms, most of it ordering every prompt after ``seq``;
-    within the next 10,000 seqs, 3-5 ms)."""
-    upto = 2**62 if within is None else seq + within
-    rows = con.execute(
+def prompts_after(con: duckdb.DuckDBPyConnection, seq: int, limit: int) -> list[Prompt]:
+    """The user prompts stored after ``seq``, oldest first: looked for among the next ``limit * SPAN`` seqs, and past
+    them when those hold none (at a million events, reading the next 500 of a backlog took 20-50 ms, most of it
+    ordering every prompt after ``seq``; within the next 10,000 seqs, 3-5 ms)."""
+    sql = (
         "SELECT id, seq, project, session_id, ts, text, metadata FROM events WHERE type = 'user_prompt' AND seq > ? "
-        "AND seq <= ? ORDER BY seq LIMIT ?",
-        [seq, upto, limit],
-    ).fetchall()
+        "AND seq <= ? ORDER BY seq LIMIT ?"
+    )
+    rows = con.execute(sql, [seq, seq + limit * SPAN, limit]).fetchall()
+    if not rows:  # a stretch with no prompt, or the end
+        rows = con.execute(sql, [seq, 2**62, limit]).fetchall()
     return [
         Prompt(int(r[0]), int(r[1]), r[2], str(r[3]), r[4], str(r[5]), json.loads(r[6]) if r[6] else {}) for r in rows
     ]
