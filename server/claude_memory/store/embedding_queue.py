@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from claude_memory.store.arrow import arrow_view
 from claude_memory.store.db import utc_now
+from claude_memory.store.queries import id_list
 
 MAX_ATTEMPTS: Final = 5  # after this many failed attempts an event stays queued as failed
 BY_ID: Final = 1_000  # a queue of at most this many due events is read by id (10-16 ms for 1,000 at a million events)
@@ -55,7 +56,7 @@ def due(con: duckdb.DuckDBPyConnection, limit: int) -> list[QueuedEvent]:
     if len(queued) <= BY_ID:
         if not queued:
             return []
-        literal = ", ".join(str(int(r[0])) for r in queued)  # (a literal list: see queries.events_by_ids)
+        literal = id_list(r[0] for r in queued)
         found = con.execute(f"SELECT seq, id, text, type FROM events WHERE id IN ({literal})").fetchall()
         rows = [r[1:] for r in sorted(found)[:limit]]
     else:

@@ -19,7 +19,7 @@ from typing import Final
 
 import duckdb
 
-from claude_memory.store.queries import StoredEvent, events_by_ids
+from claude_memory.store.queries import StoredEvent, events_by_ids, id_list
 
 TEXT_BATCH: Final = 64  # candidates whose text is fetched and checked at once
 MAX_CANDIDATES: Final = 4_096  # newest candidates checked for a symbol; older ones are not looked at
@@ -109,7 +109,7 @@ def _mentions(
 
 
 def _texts(con: duckdb.DuckDBPyConnection, ids: Iterable[int]) -> dict[int, str]:
-    literal = ", ".join(str(int(i)) for i in ids)  # a literal list: DuckDB answers it from the primary key
+    literal = id_list(ids)
     if not literal:
         return {}
     return {int(i): str(t) for i, t in con.execute(f"SELECT id, text FROM events WHERE id IN ({literal})").fetchall()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -82,13 +83,16 @@ def _row_to_event(row: tuple[Any, ...]) -> StoredEvent:
     return StoredEvent(*values)
 
 
+def id_list(ids: Iterable[int]) -> str:
+    """Event ids as a literal SQL list, for ``id IN (...)``: DuckDB answers a literal list from the primary key's
+    index (0.6 ms for 10 ids at 100k events, against 3.8 ms for ``IN (SELECT unnest(?))``; 5 against 98 ms for 200)."""
+    return ", ".join(str(int(i)) for i in ids)
+
+
 def events_by_ids(con: duckdb.DuckDBPyConnection, ids: list[int]) -> dict[int, StoredEvent]:
     if not ids:
         return {}
-    # A literal list lets DuckDB use the primary-key index: 0.6 ms for 10 ids at 100k events, against 3.8 ms
-    # for ``IN (SELECT unnest(?))`` (5 against 98 ms for 200 ids).
-    literal = ", ".join(str(int(i)) for i in ids)
-    rows = con.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id IN ({literal})").fetchall()
+    rows = con.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id IN ({id_list(ids)})").fetchall()
     return {int(r[0]): _row_to_event(r) for r in rows}
 
 
