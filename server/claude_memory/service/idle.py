@@ -43,9 +43,11 @@ SAVE_INDEX_EVERY = 30.0  # seconds: while a quiet service embeds a backlog, the 
 # the vectors the store holds past the saved index.
 SAVE_INDEX_QUIET_SECONDS = 30.0
 RELEASE_EVERY = 30.0  # seconds: how often a quiet service hands back memory it no longer uses (Memory.release_memory)
-# ... and a busy one, between requests, DuckDB's part only: at 100k events the first 50 searches took the service from
-# 403 to 506 MB, 85 of it DuckDB's (30 of cached blocks, the rest memory it had freed and kept), handed back in 13-27 ms
-RELEASE_BUSY_EVERY = 5.0
+# ... and DuckDB's part alone, busy or quiet: at 100k events the first 50 searches took the service from 403 to 506 MB,
+# 85 of it DuckDB's (30 of cached blocks, the rest memory it had freed and kept), handed back in 13-27 ms; and a quiet
+# service's idle steps (reading prompts, bringing search level, the writes of a turn) added 80-95 MB of cached blocks
+# every 30 s, the service's peak (a duckdb_memory() query when under the bound)
+RELEASE_CACHE_EVERY = 5.0
 # DuckDB's log is written into the store (2.6 s at 100k events after vectors were added: store/db.py) only after this
 # long without a request, so that a burst of hooks (a turn's prompt, tool calls, their captures) does not wait for it
 CHECKPOINT_QUIET_SECONDS = 5.0
@@ -100,6 +102,7 @@ class IdleWork:
         self._refit: tuple[threading.Thread, VectorIndex, list[Refit]] | None = None  # a vector index being rebuilt
         self._refit_after = 0.0  # monotonic time before which no refit starts (one just failed)
         self._released = time.monotonic()  # when memory was last handed back
+        self._cache_released = self._released  # when DuckDB's cache was last brought to its bound
 
     def events_added(self) -> None:
         """New events were stored (an import, a capture): embed them, and fold any task calls among them."""
@@ -143,6 +146,9 @@ class IdleWork:
                 replayed = True
             if not self._prompts_behind:
                 replayed = memory.insights.regroup(most=IDLE_STATEMENTS) or replayed
+        if now - self._cache_released >= RELEASE_CACHE_EVERY and self._refit is None:
+            self._cache_released = now
+            memory.release_memory(busy=True)
         if quiet and memory.level_search():  # events came: the next prompt's search should not read them in
             return True
         if not memory.read_only and now - self._consolidation_checked >= CONSOLIDATION_CHECK_SECONDS:
@@ -167,9 +173,6 @@ class IdleWork:
             if now - self._released >= RELEASE_EVERY and self._refit is None:
                 self._released = now
                 memory.release_memory()
-        elif now - self._released >= RELEASE_BUSY_EVERY and self._refit is None:
-            self._released = now
-            memory.release_memory(busy=True)
         if not memory.model_ready():  # a download (on its own thread) brings it, unless not allowed
             if self.fetch_model is not None and memory.embedder.fetchable:
                 self.fetch_model()
@@ -197,8 +200,14 @@ class IdleWork:
         return memory.tasks.refresh(most=most, warm=True, bounded=self._refit is None)
 
     def _read_prompts(self, memory: Memory, most: int) -> None:
-        """Read up to ``most`` new prompts for insights, for no longer than ``IDLE_PROMPT_SECONDS``."""
-        memory.insights.refresh(most=most, until=time.monotonic() + IDLE_PROMPT_SECONDS)
+        """Read up to ``most`` new prompts for insights, for no longer than ``IDLE_PROMPT_SECONDS``, keeping no more of
+        DuckDB's cache than its bound (:meth:`Memory.bounded`) unless an index is being built beside it: a backlog's
+        reads (a first import's prompts) each brought 2-4 MB of blocks in, 50-90 MB between two hand-backs at 100k."""
+
+        def read() -> None:
+            memory.insights.refresh(most=most, until=time.monotonic() + IDLE_PROMPT_SECONDS)
+
+        memory.bounded(read) if self._refit is None else read()
         self._prompts_behind = memory.insights.unread
 
     def _refit_step(self, memory: Memory) -> bool:
