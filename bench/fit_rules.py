@@ -5,7 +5,7 @@
 Examples, one per sentence (``insights.rule_features``):
 
 - rules: in each prompt of the labelled sets of ``bench/preferences`` (prompts, test, holdout, fresh, blind, novel,
-  stack, polyglot, cove, kiln, mesa; never ``unseen``) labelled with a rule, the sentences that name the rule's
+  stack, polyglot, cove, kiln, mesa, delta, ember, fjord; never ``unseen``) labelled with a rule, the sentences that name the rule's
   subject (all of them if none does);
 - not rules: every sentence of the prompts labelled without one, and the user turns of LoCoMo dev and LongMemEval dev
   (../shared/bench) in which the extractor finds no rule, the sentences it would score (instructions about work):
@@ -40,7 +40,22 @@ sys.path.insert(0, str(ROOT / "server"))
 from claude_memory.core import insights  # noqa: E402
 from claude_memory.core.rule_model import WEIGHTS_FILE, RuleModel  # noqa: E402
 
-SETS = ("prompts", "test", "holdout", "fresh", "blind", "novel", "stack", "polyglot", "cove", "kiln", "mesa")
+SETS = (
+    "prompts",
+    "test",
+    "holdout",
+    "fresh",
+    "blind",
+    "novel",
+    "stack",
+    "polyglot",
+    "cove",
+    "kiln",
+    "mesa",
+    "delta",
+    "ember",
+    "fjord",
+)
 LABELLED = ROOT / "bench" / "preferences"
 SHARED = ROOT.parent / "shared" / "bench"
 OUT = ROOT / "server" / "claude_memory" / "core" / WEIGHTS_FILE
