@@ -1,7 +1,7 @@
 """A quiet memory service hands back what it no longer needs (IdleWork → Memory.release_memory): DuckDB's cache of
-the store past half its bound (QUIET_SHARE), every RELEASE_EVERY seconds, and not while a refit of the vector index
-queries beside it; DuckDB's part alone every RELEASE_CACHE_EVERY seconds, busy or quiet; and a backlog of prompts is
-read with DuckDB's cache held to its bound."""
+the store past its bound, every RELEASE_EVERY seconds, and not while a refit of the vector index queries beside it;
+DuckDB's part alone every RELEASE_CACHE_EVERY seconds, busy or quiet; and a backlog of prompts is read with DuckDB's
+cache held to its bound."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_a_quiet_service_trims_duckdbs_cache_every_half_minute(tmp_path: Path, m
         assert db.cache_bytes(memory.con) >= held
         work._refit = None
         work.step()
-        assert db.cache_bytes(memory.con) <= (3 << 20) * db.QUIET_SHARE  # a quiet service keeps half its bound
+        assert db.cache_bytes(memory.con) <= 3 << 20
         assert read() > 6 << 20  # the next read fills it again: the limit is the default again
 
 

@@ -129,30 +129,6 @@ def test_duckdbs_cache_of_the_store_is_handed_back_down_to_its_bound(
         con.close()
 
 
-def test_a_quiet_release_keeps_half_the_bound_and_a_busy_one_all_of_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """release_cache(share=QUIET_SHARE), a quiet service's: the cache is evicted to that share of the bound."""
-    monkeypatch.setattr(db, "CACHE_FLOOR", 8 << 20)
-    data = tmp_path / "data"
-    con = db.connect(data)
-    limit = db.memory_limit(con)
-    con.execute("CREATE TABLE scratch AS SELECT range AS n, md5(range::VARCHAR) AS s FROM range(1000000)")
-    con.close()
-    con = db.connect(data)
-    try:
-        kept = []
-        for share in (1.0, db.QUIET_SHARE):
-            con.execute("SELECT sum(n), count(DISTINCT s) FROM scratch").fetchone()
-            assert db.cache_bytes(con) > 16 << 20
-            assert db.release_cache(con, limit, share=share)
-            kept.append(db.cache_bytes(con))
-        assert (8 << 20) * db.QUIET_SHARE < kept[0] <= 8 << 20  # busy: the whole bound (blocks of 256 KB)
-        assert kept[1] <= (8 << 20) * db.QUIET_SHARE
-    finally:
-        con.close()
-
-
 def test_a_bounded_read_keeps_duckdbs_cache_to_its_bound_and_needing_more_runs_without_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

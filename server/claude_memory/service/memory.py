@@ -124,14 +124,14 @@ class Memory:
 
     def release_memory(self, *, busy: bool = False) -> bool:
         """Hand memory this process no longer needs back to the system: the task board held for the next task call
-        (stored), DuckDB's cached blocks past half their bound (``db.QUIET_SHARE``) and the freed heap (after loads,
-        imports, a rebuilt index). A few milliseconds; only where no other thread queries the store (the service's
-        worker when quiet). ``busy`` (between requests): DuckDB's part only, past the whole bound, and only once it
-        holds more than that. True if DuckDB's cache was trimmed."""
+        (stored), DuckDB's cached blocks past a bound and the freed heap (after loads, imports, a rebuilt index). A few
+        milliseconds; only where no other thread queries the store (the service's worker when quiet). ``busy``
+        (between requests): DuckDB's part only, and only once it holds more than its bound. True if DuckDB's cache
+        was trimmed."""
         if busy:
             return db.release_cache(self.con, self._memory_limit)
         self.tasks.release()
-        trimmed = db.release_cache(self.con, self._memory_limit, share=db.QUIET_SHARE)
+        trimmed = db.release_cache(self.con, self._memory_limit)
         release_freed_memory()
         return trimmed
 

@@ -41,9 +41,6 @@ LOW_DISK = 64 << 20  # bytes free below which a failed write is the disk's fault
 # searches as fast as the whole cache did (47 MB made them ~10 ms slower for a while); at 100k, 32 MB.
 CACHE_FLOOR = 32 << 20
 CACHE_PER_EVENT = 256
-# ... and a quiet service (no request for half a minute) keeps this share of it: the next search reads what it misses
-# from the OS's cache of the file (at 100k events, the service settled 16 MB lower)
-QUIET_SHARE = 0.5
 # A bounded read (``bounded``) works in at least this much: the task calls' read at 100k events needs more than 32 MB
 # (there, unbounded +94 MB for a moment, held to 64 MB +57 MB).
 READ_FLOOR = 64 << 20
@@ -166,19 +163,18 @@ def cache_bound(events: int) -> int:
     return max(CACHE_FLOOR, CACHE_PER_EVENT * events)
 
 
-def release_cache(con: duckdb.DuckDBPyConnection, limit: str, *, share: float = 1.0) -> bool:
+def release_cache(con: duckdb.DuckDBPyConnection, limit: str) -> bool:
     """Hand back DuckDB's cached blocks of the store (the OS caches the file anyway) when they hold half as much again
     as the bound (``CACHE_FLOOR``, or ``CACHE_PER_EVENT`` per event): the memory limit is lowered to the bound for a
     moment, which evicts the least recently used blocks, then set back to ``limit`` (the :func:`memory_limit` read
     when the store was opened: DuckDB 1.5's RESET changes the setting's text but not the limit in force, and the
     text read again each time would round it down a little more each time). True if it did. The limit is the
     database's: call it when no other query may need memory (the service's worker, quiet); one that does meanwhile
-    may fail for lack of it. ~5 ms at 100k events. ``share``: keep only that share of the bound (a quiet service,
-    :data:`QUIET_SHARE`)."""
+    may fail for lack of it. ~5 ms at 100k events."""
     held = cache_bytes(con)
-    if held <= CACHE_FLOOR * share * 3 / 2:
+    if held <= CACHE_FLOOR * 3 // 2:
         return False  # under any store's bound: the store is not asked how many events it holds
-    bound = int(_store_bound(con) * share)
+    bound = _store_bound(con)
     if held <= bound * 3 // 2:
         return False
     with suppress(duckdb.OutOfMemoryException), _memory_held(con, bound, limit):
