@@ -1,6 +1,6 @@
 """Fits the learned half of rule detection (``core/rule_model.py``) and writes the weights the package ships.
 
-    .venv/bin/python bench/fit_rules.py [--threshold P] [--epochs 600] [--no-write]
+    .venv/bin/python bench/fit_rules.py [--threshold P] [--epochs 1000] [--no-write]
 
 Examples, one per sentence (``insights.rule_features``):
 
@@ -175,7 +175,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     default = f"the lowest of {THRESHOLDS} whose held-out precision, pooled, is at least {PRECISION}"
     parser.add_argument("--threshold", type=float, help=f"probability from which a sentence is a rule ({default})")
-    parser.add_argument("--epochs", type=int, default=600)
+    parser.add_argument("--epochs", type=int, default=1000)
     parser.add_argument("--no-write", action="store_true", help="cross-validate only")
     args = parser.parse_args()
     sets = {name: labelled(name) for name in SETS}

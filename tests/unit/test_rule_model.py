@@ -74,4 +74,4 @@ def test_the_shipped_weights_find_the_labelled_rules_they_were_fitted_on() -> No
             row = json.loads(line)
             said, labelled = bool(rules(row["prompt"])), row["rule"] is not None
             tp, found, wanted = tp + (said and labelled), found + said, wanted + labelled
-    assert tp / found >= 0.95 and tp / wanted >= 0.8  # in sample: 0.968 / 0.854 (bench/preference_eval.py per set)
+    assert tp / found >= 0.95 and tp / wanted >= 0.8  # in sample: 0.968 / 0.871 (bench/preference_eval.py per set)

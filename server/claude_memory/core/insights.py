@@ -89,7 +89,7 @@ class Rule:
 
 RULE_CHARS: Final = 200
 # the version of what :func:`rules` finds, raised when it changes: prompts read by another version are read again
-EXTRACTOR: Final = 8
+EXTRACTOR: Final = 9
 
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _CODE_SPAN = re.compile(r"`([^`\n]{1,60})`")
