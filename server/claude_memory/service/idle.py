@@ -207,7 +207,10 @@ class IdleWork:
         def read() -> None:
             memory.insights.refresh(most=most, until=time.monotonic() + IDLE_PROMPT_SECONDS)
 
-        memory.bounded(read) if self._refit is None else read()
+        if self._refit is None:
+            memory.bounded(read)
+        else:
+            read()
         self._prompts_behind = memory.insights.unread
 
     def _refit_step(self, memory: Memory) -> bool:
