@@ -424,7 +424,7 @@ def test_a_large_index_is_held_projected_finds_what_exact_search_finds_and_survi
 
 
 def test_the_embedding_worker_projects_a_growing_index_once_it_is_large_and_again_when_it_has_doubled(
-    embedded: Path, tmp_path: Path, model_dir: Path, small_projection: None
+    embedded: Path, tmp_path: Path, model_dir: Path, small_projection: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = _copy(embedded, tmp_path)
     with Memory(data) as memory:
@@ -443,8 +443,13 @@ def test_the_embedding_worker_projects_a_growing_index_once_it_is_large_and_agai
         assert hits == []
         index.fitted_at = index.live_count // 2  # as if the store had doubled since the fit
         assert index.refit_if_due(memory.con) and index.fitted_at == index.live_count
+        assert not index.refit_due()
+        monkeypatch.setattr(vector_index, "PROJECTED_DIM", 24)  # a version that projects onto fewer directions
+        assert index.refit_due() and index.refit_if_due(memory.con) and not index.refit_due()
+    assert json.loads((data / META_FILE).read_text())["dim"] == 24
     with Memory(data) as memory:
         assert memory.vector_index().projected and not memory.vector_index().rebuilt
+        assert memory.vector_index().search(memory.embedder.embed([QUERIES[0]])[0], 10)[0].size == 10
 
 
 def test_the_service_refits_on_a_thread_of_its_own_and_adopts_what_was_added_meanwhile_but_not_a_forget(

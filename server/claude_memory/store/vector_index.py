@@ -20,10 +20,12 @@ short (an index from before the copy, a crash between add and save) is filled fr
 From :data:`PROJECT_FROM` vectors on, hnswlib holds each vector projected onto the store's own
 :data:`PROJECTED_DIM` principal directions (fitted on a sample of its vectors, kept in ``vectors.basis``): hnswlib's
 float32 vectors and links are the largest part of the service's memory (183 of 645 MB at 110k chunks, 1.6 of 3.4 GB
-at a million), and projected they take 40 % of it (69 MB instead of 176 at 110k). The projected k-NN search only
-finds candidates: :data:`RESCORE` times as many as asked are scored again from the copy, in every dimension, and the
-best returned. Of the exact top 40 of 100 queries at 110k chunks (``bench/bench_projection.py``), the projected index
-finds 99.8 % (the full one 98.9 %), and 62 % for questions from another domain (58.8 %: their cosines are flat). The
+at a million), and projected onto 96 they take 32 % of it (56 MB instead of 176 at 110k; 69 MB onto 128). The
+projected k-NN search only finds candidates: :data:`RESCORE` times as many as asked (up to :data:`RESCORE_MAX`) are
+scored again from the copy, in every dimension, and the best returned. Of the exact top 400 of 100 queries at 110k
+chunks (what a search asks for; ``bench/bench_projection.py``), the projected index finds 99.7 % (the full one 98.2 %,
+onto 128 directions 99.9 %), and 68.4 % for questions from another domain (66.5 %, 78.1 %: their cosines are flat);
+of the top 40, 99.8 % (99.6 %) and 66.0 % (57.0 %). The
 basis is fitted again each time the store has doubled since the last fit: :meth:`VectorIndex.build_refit` builds the
 new index (in the service, on a thread of its own: :mod:`claude_memory.service.idle`) while the old one serves and
 grows, and :meth:`VectorIndex.adopt` swaps it in on the thread that adds to the index.
@@ -61,8 +63,8 @@ EF_CONSTRUCTION: Final = 100
 M: Final = 16
 SCALE_BYTES: Final = 4  # the float32 scale at the end of each row of the vector copy
 PROJECT_FROM: Final = 20_000  # live vectors from which hnswlib holds them projected (fewer: 34 MB at most as they are)
-PROJECTED_DIM: Final = 128
-RESCORE: Final = 5  # candidates a projected search asks for per result wanted, scored again from the copy ...
+PROJECTED_DIM: Final = 96
+RESCORE: Final = 8  # candidates a projected search asks for per result wanted, scored again from the copy ...
 RESCORE_MAX: Final = 1_000  # ... up to this many (or as many as wanted, if more): ~1.2 us a scattered row
 SAMPLE: Final = 20_000  # vectors the basis is fitted on (an SVD of 20,000 x 384: ~1 s)
 
@@ -176,11 +178,12 @@ class VectorIndex:
         return count
 
     def refit_due(self) -> bool:
-        """From :attr:`project_from` vectors on, and again each time they have doubled since the basis was fitted."""
+        """From :attr:`project_from` vectors on, again each time they have doubled since the basis was fitted, and once
+        for a basis of another :data:`PROJECTED_DIM` (a store projected by an older version)."""
         live = self.live_count
         if self._index is None or live < self.project_from or self._forgotten_meanwhile is not None:
             return False  # (not while one is being built)
-        return self._basis is None or live >= 2 * self.fitted_at
+        return self._basis is None or live >= 2 * self.fitted_at or self._basis.shape[1] != PROJECTED_DIM
 
     def refit_if_due(self, con: duckdb.DuckDBPyConnection) -> bool:
         """:meth:`build_refit` and :meth:`adopt` in one go, when due. Returns whether the index was replaced."""
