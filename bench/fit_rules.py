@@ -55,6 +55,10 @@ SETS = (
     "delta",
     "ember",
     "fjord",
+    "gale",
+    "harbor",
+    "islet",
+    "juniper",
 )
 LABELLED = ROOT / "bench" / "preferences"
 SHARED = ROOT.parent / "shared" / "bench"

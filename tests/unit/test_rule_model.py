@@ -36,6 +36,9 @@ def test_features_name_words_pairs_and_marks() -> None:
     assert {"w:always", "w:<code>", "b:^_always", "b:push_$", "first:always", "m:always", "m:work"} <= found
     assert "m:qmark" in rule_features("should we use pnpm here?")
     assert "w:<path>" in rule_features("configs live in etc/app.toml")
+    said = rule_features("we use pnpm here since yarn broke the lockfile")
+    assert {"c:team", "c:justify", "cc:justify_team", "cf:team", "c:len:m"} <= said  # classes of words, their pairs
+    assert "c:justify" in rule_features("pnpm, because yarn broke it") and "cf:other" in rule_features("pnpm please")
 
 
 def test_an_unmarked_sentence_is_a_rule_only_when_the_model_is_sure_of_it() -> None:
@@ -73,4 +76,6 @@ def test_the_shipped_weights_find_the_labelled_rules_they_were_fitted_on() -> No
             row = json.loads(line)
             said, labelled = bool(rules(row["prompt"])), row["rule"] is not None
             tp, found, wanted = tp + (said and labelled), found + said, wanted + labelled
-    assert tp / found >= 0.95 and tp / wanted >= 0.8  # in sample: 0.968 / 0.871 (bench/preference_eval.py per set)
+    # in sample over eighteen sets at 0.9: 0.968 / 0.788 (0.968 / 0.871 over fourteen at 0.85; per set:
+    # bench/preference_eval.py)
+    assert tp / found >= 0.95 and tp / wanted >= 0.77
