@@ -443,9 +443,10 @@ def test_the_embedding_worker_projects_a_growing_index_once_it_is_large_and_agai
         assert hits == []
         index.fitted_at = index.live_count // 2  # as if the store had doubled since the fit
         assert index.refit_if_due(memory.con) and index.fitted_at == index.live_count
-        assert not index.refit_due()
-        monkeypatch.setattr(vector_index, "PROJECTED_DIM", 24)  # a version that projects onto fewer directions
-        assert index.refit_due() and index.refit_if_due(memory.con) and not index.refit_due()
+        monkeypatch.setattr(vector_index, "PROJECTED_DIM", 24)  # a version that projects onto fewer directions:
+        assert not index.refit_due()  # the basis it has serves until the store has doubled ...
+        index.fitted_at = index.live_count // 2
+        assert index.refit_if_due(memory.con) and not index.refit_due()  # ... and the next refit has the new count
     assert json.loads((data / META_FILE).read_text())["dim"] == 24
     with Memory(data) as memory:
         assert memory.vector_index().projected and not memory.vector_index().rebuilt
