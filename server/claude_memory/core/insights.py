@@ -443,6 +443,11 @@ _WORD_CLASSES: Final[dict[str, frozenset[str]]] = {
     "i": frozenset({"i", "i'd", "i'm", "i've", "me", "my"}),
     "ask": frozenset({"could", "would", "can", "mind", "possible"}),
 }  # fmt: skip
+# each word's classes, in the order above (the first is the class of a sentence's first word)
+_CLASSES_OF: Final = {
+    word: tuple(name for name, members in _WORD_CLASSES.items() if word in members)
+    for word in frozenset().union(*_WORD_CLASSES.values())
+}
 _CLASS_PHRASES: Final = (
     ("oneoff_phrase", re.compile(
         r"\b(this time|for now|this pr|this run|this branch|this session|right now|for this|just this|for the moment|"
@@ -456,22 +461,20 @@ _CLASS_PHRASES: Final = (
     )),
     ("past", re.compile(r"\b(was|were|had|did|yesterday|last (week|time|night|month))\b")),
 )  # fmt: skip
-_PLACEHOLDERS: Final = frozenset({"<code>", "<path>", "<snake>"})
 
 
-def _classes(words: list[str], low: str) -> tuple[set[str], str]:
-    """The classes of a sentence's words and phrases (``low``: the sentence in lower case), with its length's, and the
-    class of its first word."""
-    found = {name for word in words for name, members in _WORD_CLASSES.items() if word in members}
+def _classes(words: list[str], low: str) -> set[str]:
+    """The classes of a sentence's words (as :func:`_token` gives them) and phrases (``low``: the sentence in lower
+    case), with its length's."""
+    found = {name for word in words for name in _CLASSES_OF.get(word, ())}
     if any(word.endswith("ed") and len(word) > 4 for word in words):
         found.add("edword")
-    if any(word in _PLACEHOLDERS for word in words):
+    if any(word.startswith("<") for word in words):  # inline code, a path, a snake_case name
         found.add("code")
     found.update(name for name, phrase in _CLASS_PHRASES if phrase.search(low))
     n = len(words)
     found.add("len:" + ("s" if n < 6 else "m" if n < 16 else "l" if n < 31 else "xl"))
-    first = next((name for name, members in _WORD_CLASSES.items() if words and words[0] in members), "other")
-    return found, first
+    return found
 
 
 def _plain(sentence: str) -> str:
@@ -508,11 +511,11 @@ def rule_features(sentence: str) -> frozenset[str]:
     if _about_work(sentence):
         found.add("m:work")
     found.add(f"first:{words[0] if words else ''}")
-    classes, first = _classes(words, lower)
+    classes = _classes(words, lower)
     found.update(f"c:{name}" for name in classes)
     found.update(f"cc:{a}_{b}" for a in classes for b in classes if a < b)
     if words:
-        found.add(f"cf:{first}")
+        found.add(f"cf:{_CLASSES_OF.get(words[0], ('other',))[0]}")
     return frozenset(found)
 
 
