@@ -4,9 +4,8 @@
 
 Examples, one per sentence (``insights.rule_features``):
 
-- rules: in each prompt of the labelled sets of ``bench/preferences`` (prompts, test, holdout, fresh, blind, novel,
-  stack, polyglot, cove, kiln, mesa, delta, ember, fjord; never ``unseen``) labelled with a rule, the sentences that
-  name the rule's subject (all of them if none does);
+- rules: in each prompt of the labelled sets of ``bench/preferences`` (:data:`SETS`: every one but ``unseen``)
+  labelled with a rule, the sentences that name the rule's subject (all of them if none does);
 - not rules: every sentence of the prompts labelled without one, and the user turns of LoCoMo dev and LongMemEval dev
   (../shared/bench) in which the extractor finds no rule, the sentences it would score (instructions about work):
   chat that states no rule for a coding assistant. Every other turn only, so the rest measures how often it fires
