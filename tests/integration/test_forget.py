@@ -14,7 +14,8 @@ import pytest
 from claude_memory.core.filters import EventFilters
 from claude_memory.service import memory as memory_module
 from claude_memory.service.memory import REBUILD_INDEX_AFTER_FORGET, ForgetSelector, Memory
-from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, decode_rows
+from claude_memory.store.vector_copy import SCALE_BYTES, decode_rows
+from claude_memory.store.vector_index import COPY_FILE, INDEX_FILE, META_FILE
 
 
 def _line(obj: dict[str, object]) -> str:

@@ -1,5 +1,5 @@
 """A quiet memory service hands back what it no longer needs (IdleWork → Memory.release_memory): DuckDB's cache of
-the store past its bound, every RELEASE_EVERY seconds, and not while a refit of the vector index queries beside it;
+the store past its bound, every RELEASE_EVERY seconds, a refit of the vector index building beside it or not;
 DuckDB's part alone every RELEASE_CACHE_EVERY seconds, busy or quiet; and a backlog of prompts is read with DuckDB's
 cache held to its bound."""
 
@@ -48,10 +48,8 @@ def test_a_quiet_service_trims_duckdbs_cache_every_half_minute(tmp_path: Path, m
         assert db.cache_bytes(memory.con) >= held  # not yet: the last hand-back was less than RELEASE_EVERY ago
         clock[0] += idle.RELEASE_EVERY
         work._worker.last_request = clock[0] - 2
-        work._refit = (threading.Thread(target=lambda: None), memory.vector_index(), [])  # a refit building
-        work.step()
-        assert db.cache_bytes(memory.con) >= held
-        work._refit = None
+        # even while a refit builds (it reads the vector copy, not the store: nothing queries beside the hand-back)
+        work._refit = (threading.Thread(target=lambda: None), memory.vector_index(), [])
         work.step()
         assert db.cache_bytes(memory.con) <= 3 << 20
         assert read() > 6 << 20  # the next read fills it again: the limit is the default again
@@ -82,8 +80,8 @@ def test_a_backlog_of_prompts_is_read_with_duckdbs_cache_held_to_its_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A first import's prompts are read a slice per quiet idle step, each bringing blocks of the store into DuckDB's
-    cache; the reads run with DuckDB's memory limit at the bound (at least READ_FLOOR), unless a refit of the vector
-    index queries beside them, and the limit is the default again after."""
+    cache; the reads run with DuckDB's memory limit at the bound (at least READ_FLOOR), even while a refit of the
+    vector index builds (it reads the vector copy, not the store), and the limit is the default again after."""
     data, _ = scratch_store(tmp_path, monkeypatch)
     with Memory(data) as memory:
         work = quiet_idle_work(memory)
@@ -94,9 +92,9 @@ def test_a_backlog_of_prompts_is_read_with_duckdbs_cache_held_to_its_bound(
         work._refit = (threading.Thread(target=lambda: None), memory.vector_index(), [])
         work._read_prompts(memory, 10)
         bound = max(db.cache_bound(0), db.READ_FLOOR)
-        assert abs(_bytes(limits[0]) - bound) <= bound // 100
+        assert len(limits) == 2 and all(abs(_bytes(limit) - bound) <= bound // 100 for limit in limits)
         # (the limit set back reads a little lower: DuckDB rounds its text, see db.release_cache)
-        assert _bytes(limits[1]) > default * 0.99 and _bytes(db.memory_limit(memory.con)) > default * 0.99
+        assert _bytes(db.memory_limit(memory.con)) > default * 0.99
 
 
 def _bytes(setting: str) -> float:

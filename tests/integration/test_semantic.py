@@ -21,7 +21,8 @@ from claude_memory.service.semantic import semantic_candidates, similarities
 from claude_memory.store import vector_index
 from claude_memory.store.embedding_queue import MAX_ATTEMPTS
 from claude_memory.store.eventmap import EventMap
-from claude_memory.store.vector_index import BASIS_FILE, COPY_FILE, INDEX_FILE, META_FILE, SCALE_BYTES, VectorIndex
+from claude_memory.store.vector_copy import SCALE_BYTES
+from claude_memory.store.vector_index import BASIS_FILE, COPY_FILE, INDEX_FILE, META_FILE, VectorIndex
 from support import own_fixtures
 from support.idle_work import quiet_idle_work
 from support.shared_data import embedding_model
@@ -423,6 +424,10 @@ def test_a_large_index_is_held_projected_finds_what_exact_search_finds_and_survi
         assert index.rebuilt and index.projected and index.live_count == live
 
 
+def _no_store_reads(*args: object, **kwargs: object) -> None:
+    raise AssertionError("a refit read the vectors from DuckDB")
+
+
 def test_the_embedding_worker_projects_a_growing_index_once_it_is_large_and_again_when_it_has_doubled(
     embedded: Path, tmp_path: Path, model_dir: Path, small_projection: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -442,7 +447,14 @@ def test_the_embedding_worker_projects_a_growing_index_once_it_is_large_and_agai
         hits, _ = memory.search("output a salutation", EventFilters(session_id=session), 5, mode="semantic")
         assert hits == []
         index.fitted_at = index.live_count // 2  # as if the store had doubled since the fit
-        assert index.refit_if_due(memory.con) and index.fitted_at == index.live_count
+        with monkeypatch.context() as patched:  # built from the vector copy alone, DuckDB not read
+            patched.setattr(vector_index, "_stored", _no_store_reads)
+            refit = index.build_refit()
+        assert refit is not None and refit.index.get_current_count() == index.live_count  # (the forgotten left out)
+        assert index.adopt(refit, memory.con) and index.fitted_at == index.live_count and not index.refit_due()
+        for query in QUERIES:
+            found, _ = index.search(memory.embedder.embed([query])[0], 10)
+            assert set(found) == set(_exact_top(memory, query, 10)[0]), query
         monkeypatch.setattr(vector_index, "PROJECTED_DIM", 24)  # a version that projects onto fewer directions:
         assert not index.refit_due()  # the basis it has serves until the store has doubled ...
         index.fitted_at = index.live_count // 2
@@ -486,7 +498,7 @@ def test_the_service_refits_on_a_thread_of_its_own_and_adopts_what_was_added_mea
             return False
 
         assert building() and not index.refit_due()  # building (held at the gate); one at a time
-        assert index.build_refit(memory.con) is None
+        assert index.build_refit() is None
         # Meanwhile (after the build read the store) a new prompt is stored and embedded into the index in use ...
         line = {"type": "user", "uuid": "new-1", "sessionId": "new", "cwd": "/x", "timestamp": "2026-06-01T00:00:00Z",
                 "message": {"role": "user", "content": "a brand new prompt about quokka migrations"}}  # fmt: skip
@@ -509,13 +521,26 @@ def test_the_service_refits_on_a_thread_of_its_own_and_adopts_what_was_added_mea
         session = own_fixtures.GREETING
         memory.forget(ForgetSelector(session_id=session))
         gate.set()
-        # The index in use stayed: adopt refused the new one, or the build itself gave up (the forget rewrote the
-        # store's file under its cursor; its one warning then says so).
+        # The index in use stayed: adopt refused the new one (the build, reading the vector copy, went on to the end).
         assert refitted() and index.fitted_at == fitted
-        assert caplog.text.count("could not be rebuilt") <= 1
+        assert "could not be rebuilt" not in caplog.text
         hits, _ = memory.search("output a salutation", EventFilters(session_id=session), 5, mode="semantic")
         assert hits == []
         assert work._refit_after > time.monotonic()  # and a new try waits
+
+
+def test_searches_read_the_vector_copy_without_mapping_it(embedded: Path, tmp_path: Path) -> None:
+    """Mapped, the copy's pages counted in the process's memory as searches read them, and a search's scattered rows
+    brought in all of it at once (store/vector_copy.py)."""
+    maps = Path("/proc/self/maps")
+    if not maps.exists():
+        pytest.skip("this system has no /proc/self/maps to look at")
+    data = _copy(embedded, tmp_path)
+    with Memory(data) as memory:
+        hits, meta = memory.search("output a salutation", EventFilters(), 5, mode="hybrid")
+        assert hits and meta["mode"] == "hybrid" and not meta.get("degraded")
+        assert memory.vector_index().vectors(np.arange(3, dtype=np.int64)).any()  # (the copy is there, and read)
+        assert str((data / COPY_FILE).resolve()) not in maps.read_text()
 
 
 def test_warm_up_loads_the_model_the_index_and_the_postings_one_after_another(embedded: Path, tmp_path: Path) -> None:

@@ -146,7 +146,7 @@ class IdleWork:
                 replayed = True
             if not self._prompts_behind:
                 replayed = memory.insights.regroup(most=IDLE_STATEMENTS) or replayed
-        if now - self._cache_released >= RELEASE_CACHE_EVERY and self._refit is None:
+        if now - self._cache_released >= RELEASE_CACHE_EVERY:
             self._cache_released = now
             memory.release_memory(busy=True)
         if quiet and memory.level_search():  # events came: the next prompt's search should not read them in
@@ -165,12 +165,11 @@ class IdleWork:
                 return True
             settled = now - self._worker.last_request > CHECKPOINT_QUIET_SECONDS
             least = 1 if now - self._worker.last_request > CHECKPOINT_IDLE_SECONDS else db.QUIET_CHECKPOINT
-            # (not while a refit's build queries beside us)
-            if settled and self._refit is None and memory.checkpoint(least=least):
+            if settled and memory.checkpoint(least=least):
                 self._released = now
                 memory.release_memory()  # (what the checkpoint read)
                 return True
-            if now - self._released >= RELEASE_EVERY and self._refit is None:
+            if now - self._released >= RELEASE_EVERY:
                 self._released = now
                 memory.release_memory()
         if not memory.model_ready():  # a download (on its own thread) brings it, unless not allowed
@@ -194,23 +193,16 @@ class IdleWork:
         """Fold new task calls into the task projection, a fold from the start ``most`` calls at a time. Before such
         a fold writes (at 100k events: 15,000 task events, 8,600 entities, +50 MB for half a second), memory is
         handed back: what DuckDB read for the fold, and the fold's leftovers. Its first read keeps DuckDB's cache to
-        its bound unless an index is being built beside it."""
-        if most and memory.tasks.writing_next and self._refit is None:
+        its bound."""
+        if most and memory.tasks.writing_next:
             memory.release_memory()
-        return memory.tasks.refresh(most=most, warm=True, bounded=self._refit is None)
+        return memory.tasks.refresh(most=most, warm=True, bounded=True)
 
     def _read_prompts(self, memory: Memory, most: int) -> None:
         """Read up to ``most`` new prompts for insights, for no longer than ``IDLE_PROMPT_SECONDS``, keeping no more of
-        DuckDB's cache than its bound (:meth:`Memory.bounded`) unless an index is being built beside it: a backlog's
-        reads (a first import's prompts) each brought 2-4 MB of blocks in, 50-90 MB between two hand-backs at 100k."""
-
-        def read() -> None:
-            memory.insights.refresh(most=most, until=time.monotonic() + IDLE_PROMPT_SECONDS)
-
-        if self._refit is None:
-            memory.bounded(read)
-        else:
-            read()
+        DuckDB's cache than its bound (:meth:`Memory.bounded`): a backlog's reads (a first import's prompts) each
+        brought 2-4 MB of blocks in, 50-90 MB between two hand-backs at 100k."""
+        memory.bounded(lambda: memory.insights.refresh(most=most, until=time.monotonic() + IDLE_PROMPT_SECONDS))
         self._prompts_behind = memory.insights.unread
 
     def _refit_step(self, memory: Memory) -> bool:
@@ -232,18 +224,15 @@ class IdleWork:
         index = memory.vector_index()
         if memory.read_only or time.monotonic() < self._refit_after or not index.refit_due():
             return False
-        cursor = memory.writer.con.cursor()  # (its own connection to the store: this thread goes on writing)
         built: list[Refit] = []
 
         def build() -> None:
             try:
-                refit = index.build_refit(cursor)
+                refit = index.build_refit()
                 if refit is not None:
                     built.append(refit)
-            except Exception as exc:  # the store closed under it, a full memory: the next check tries again
+            except Exception as exc:  # the copy unreadable, a full memory: the next check tries again
                 log.warning("The vector index could not be rebuilt in a new projection (%s).", type(exc).__name__)
-            finally:
-                cursor.close()
 
         thread = threading.Thread(target=build, name="vector-index-refit", daemon=True)
         self._refit = (thread, index, built)

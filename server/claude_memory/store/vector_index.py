@@ -9,13 +9,11 @@ larger than the live count raises (clamped), the capacity is fixed (grown before
 
 Search also reads stored vectors (to score candidates the k-NN search did not return, and their
 neighbours), and hnswlib's ``get_items`` builds a Python float per component: about 35 us a vector at 110k,
-38 ms for 1,000. So every vector is also kept in ``vectors.q8``, a copy with one row per label, memory-mapped:
-1,500 vectors in ~0.2 ms. A row is the unit vector in int8 (scaled so that its largest component is 127)
-followed by that scale as a float32: 388 bytes for 384 dimensions, a quarter of float32, so the pages it
-maps (which count in the process's RSS once read) stay small: 42 MB at 110k chunks. Cosines from it are
-within 2e-3 of exact; LoCoMo dev recall was identical. Rows are written as vectors are added and zeroed as
-they are forgotten; the meta file records the highest label the copy holds, and a copy that is missing or
-short (an index from before the copy, a crash between add and save) is filled from DuckDB on load.
+38 ms for 1,000. So every vector is also kept in ``vectors.q8`` (:mod:`claude_memory.store.vector_copy`), a copy
+in int8 with one row per label, read as a file: the ~2,800 rows of a hybrid search at 110k chunks in ~1.5 ms.
+Cosines from it are within 2e-3 of exact; LoCoMo dev recall was identical. Rows are written as vectors are added
+and zeroed as they are forgotten; the meta file records the highest label the copy holds, and a copy that is
+missing or short (an index from before the copy, a crash between add and save) is filled from DuckDB on load.
 
 From :data:`PROJECT_FROM` vectors on, hnswlib holds each vector projected onto the store's own
 :data:`PROJECTED_DIM` principal directions (fitted on a sample of its vectors, kept in ``vectors.basis``): hnswlib's
@@ -37,7 +35,7 @@ import json
 import os
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -47,6 +45,8 @@ import hnswlib
 import numpy as np
 import numpy.typing as npt
 import pyarrow.compute as pc
+
+from claude_memory.store.vector_copy import VectorCopy
 
 STEM: Final = "vectors"  # the store's index files are named from this
 NEXT_STEM: Final = "vectors.next"  # a model switch's index, built beside the current one (``next_chunks``)
@@ -61,7 +61,6 @@ INDEX_FILE, META_FILE, COPY_FILE, BASIS_FILE = file_names(STEM)
 EF_SEARCH: Final = 128
 EF_CONSTRUCTION: Final = 100
 M: Final = 16
-SCALE_BYTES: Final = 4  # the float32 scale at the end of each row of the vector copy
 PROJECT_FROM: Final = 20_000  # live vectors from which hnswlib holds them projected (fewer: 34 MB at most as they are)
 PROJECTED_DIM: Final = 96
 RESCORE: Final = 8  # candidates a projected search asks for per result wanted, scored again from the copy ...
@@ -82,7 +81,7 @@ class VectorIndex:
         self.project_from = PROJECT_FROM if project_from is None else project_from
         self.model_id = model_id
         self._index: Any = None
-        self._copy: np.memmap[Any, np.dtype[np.uint8]] | None = None  # rows of encode_rows()
+        self._copy: VectorCopy | None = None
         self._basis: npt.NDArray[np.float32] | None = None  # (dimensions, PROJECTED_DIM), once projected
         self.fitted_at = 0  # live vectors when the basis was fitted
         self._reshaped = False  # the index changed dimensions since it was saved (see save)
@@ -112,7 +111,7 @@ class VectorIndex:
                 os.replace(mine, theirs)
         self._place(current.path.parent, current.table, current.stem)
         if self._copy is not None:
-            self._copy = np.memmap(self.copy_path, dtype=np.uint8, mode="r+", shape=self._copy.shape)
+            self._copy.path = self.copy_path
 
     def remove_files(self) -> None:
         """Delete this index's files (a model switch given up)."""
@@ -143,11 +142,12 @@ class VectorIndex:
         if self.max_label > issued:
             self.rebuild(con)  # the index knows labels never issued here: it belongs to another store
             return
-        copied = self._open_copy(int(meta.get("copied", -1)))
+        self._copy = VectorCopy.open(self.copy_path, self.dim, int(meta.get("copied", -1)))
+        copied = self._copy.rows - 1 if self._copy is not None else -1
         if copied < self.max_label:
             self._copy_from_db(con, f"c.label > {copied} AND c.label <= {self.max_label}")
             if self._copy is not None:
-                self._copy.flush()
+                self._copy.sync()
             self._write_meta()  # the index file is unchanged: only the copy's extent is new
         repaired = issued > self.max_label and self._add_from_db(con, f"label > {self.max_label}") > 0
         row = con.execute(f"SELECT count(*) FROM {self.table}").fetchone()
@@ -170,7 +170,11 @@ class VectorIndex:
         self.basis_path.unlink(missing_ok=True)
         row = con.execute(f"SELECT count(*) FROM {self.table}").fetchone()
         count = int(row[0]) if row else 0
-        self._basis = _fit_basis(con, self.table, count) if count >= self.project_from else None
+        if count >= self.project_from:
+            sample = _stored(con, f"c.label % {_sample_step(count)} = 0", self.table)
+            self._basis = _fit_basis(vectors for _, vectors in sample)
+        else:
+            self._basis = None
         self.fitted_at = count if self._basis is not None else 0
         self._reshaped = True
         count = self._add_from_db(con, "TRUE")
@@ -190,29 +194,30 @@ class VectorIndex:
         """:meth:`build_refit` and :meth:`adopt` in one go, when due. Returns whether the index was replaced."""
         if not self.refit_due():
             return False
-        refit = self.build_refit(con, threads=-1)
+        refit = self.build_refit(threads=-1)
         return refit is not None and self.adopt(refit, con)
 
-    def build_refit(self, con: duckdb.DuckDBPyConnection, threads: int = 1) -> Refit | None:
-        """Fit the projection's basis and build an index of every stored vector in it, while this one serves and the
-        embedding worker goes on adding to it (any thread may build, with its own ``con``: a cursor, and on ``threads``
-        cores: by default one, leaving the other to the service); None if the model's vectors are too short to project
-        or another is being built. Hand the result to :meth:`adopt`."""
-        live = self.live_count
+    def build_refit(self, threads: int = 1) -> Refit | None:
+        """Fit the projection's basis and build an index of every vector in it, while this one serves and the embedding
+        worker goes on adding to it (any thread may build, on ``threads`` cores: by default one, leaving the other to
+        the service); None if the model's vectors are too short to project or another is being built. Hand the result
+        to :meth:`adopt`. Both are read from the vector copy, read as a file (so its pages are not mapped into this
+        process): read from DuckDB, every vector joined to its chunk, they held ~640 MB more at 100k chunks. The
+        copy's int8 vectors only place the candidates, which a search scores again from the copy."""
+        live, top = self.live_count, self.max_label  # (add writes a vector's row before it raises max_label)
         with self._building:
-            if self._forgotten_meanwhile is not None:
-                return None  # another is being built
+            copy = self._copy
+            if self._forgotten_meanwhile is not None or copy is None:
+                return None  # another is being built (or there is no copy: an empty index)
             self._forgotten_meanwhile = []
         refit: Refit | None = None
         try:
-            basis = _fit_basis(con, self.table, live)
+            basis = _fit_basis(vectors for _, vectors in copy.pages(top, _sample_step(live)))
             if basis is None:
                 return None
             index = _new_index(int(basis.shape[1]), max(live, 1024))
-            top = -1
-            for labels, vectors in _stored(con, "TRUE", self.table):
+            for labels, vectors in copy.pages(top):
                 _add_to(index, _projected(vectors, basis), labels, threads)
-                top = max(top, int(labels[-1]))
             refit = Refit(index, basis, top, live)
             return refit
         finally:
@@ -248,7 +253,7 @@ class VectorIndex:
                 path.unlink(missing_ok=True)
             return
         if self._copy is not None:
-            self._copy.flush()
+            self._copy.sync()
         if self._reshaped:  # new dimensions: until the meta file says so, the files are not one index
             self.meta_path.unlink(missing_ok=True)
             if self._basis is None:
@@ -270,8 +275,10 @@ class VectorIndex:
             dim = int(vectors.shape[1] if self._basis is None else self._basis.shape[1])
             self._index = _new_index(dim, max(1024, len(labels) * 2))
         _add_to(self._index, _projected(vectors, self._basis), np.asarray(labels, dtype=np.int64))
-        self.max_label = max(self.max_label, max(labels))
-        self._write_copy(np.asarray(labels, dtype=np.int64), vectors)
+        if self._copy is None:
+            self._copy = VectorCopy(self.copy_path, int(vectors.shape[1]))
+        self._copy.write(np.asarray(labels, dtype=np.int64), vectors)
+        self.max_label = max(self.max_label, max(labels))  # (after the copy's rows: a refit reads up to it)
 
     def remove(self, labels: list[int]) -> None:
         """Forget: these labels never come back in results."""
@@ -287,8 +294,7 @@ class VectorIndex:
             except RuntimeError:
                 pass  # not in the index (never added, or already deleted)
         if self._copy is not None:
-            rows = np.asarray([label for label in labels if 0 <= label < len(self._copy)], dtype=np.int64)
-            self._copy[rows] = 0  # a zero row is no vector
+            self._copy.zero(labels)
 
     @property
     def live_count(self) -> int:
@@ -317,11 +323,11 @@ class VectorIndex:
         copy = self._copy
         if copy is None:
             return np.zeros((len(labels), self.dim), dtype=np.float32)
-        held = (labels >= 0) & (labels < len(copy)) & (labels <= self.max_label)
+        held = (labels >= 0) & (labels < copy.rows) & (labels <= self.max_label)
         if held.all():
-            return decode_rows(np.take(copy, labels, axis=0))
-        out = np.zeros((len(labels), copy.shape[1] - SCALE_BYTES), dtype=np.float32)
-        out[held] = decode_rows(copy[labels[held]])
+            return copy.read(labels)
+        out = np.zeros((len(labels), copy.dim), dtype=np.float32)
+        out[held] = copy.read(labels[held])
         return out
 
     def cosines(self, labels: Labels, vector: npt.NDArray[np.float32]) -> Scores:
@@ -366,48 +372,13 @@ class VectorIndex:
                              "fitted_at": self.fitted_at}  # fmt: skip
         _write_atomically(self.meta_path, json.dumps(meta).encode())
 
-    def _open_copy(self, copied: int) -> int:
-        """Map the vector copy; returns the highest label it holds (-1: none, e.g. it is missing). Rows past
-        the saved extent are cut off: they were written after the last save, so the index does not have
-        them, and one may be of a chunk forgotten before the process died."""
-        width = self.dim + SCALE_BYTES
-        try:
-            size = self.copy_path.stat().st_size
-        except OSError:
-            size = 0
-        rows = min(size // width, copied + 1)
-        if size % width or rows <= 0:
-            self.copy_path.unlink(missing_ok=True)
-            self._copy = None
-            return -1
-        if size > rows * width:
-            with self.copy_path.open("r+b") as file:
-                file.truncate(rows * width)
-        self._copy = np.memmap(self.copy_path, dtype=np.uint8, mode="r+", shape=(rows, width))
-        return rows - 1
-
-    def _reserve(self, rows: int, dim: int) -> np.memmap[Any, np.dtype[np.uint8]]:
-        """Grow the copy (with zero rows: sparse where the file system can) to hold at least ``rows`` rows."""
-        if self._copy is not None and len(self._copy) >= rows:
-            return self._copy
-        if self._copy is not None:
-            self._copy.flush()
-        with self.copy_path.open("ab") as file:
-            file.truncate(rows * (dim + SCALE_BYTES))
-        self._copy = np.memmap(self.copy_path, dtype=np.uint8, mode="r+", shape=(rows, dim + SCALE_BYTES))
-        return self._copy
-
-    def _write_copy(self, labels: Labels, vectors: npt.NDArray[np.float32]) -> None:
-        needed = int(labels.max()) + 1
-        held = len(self._copy) if self._copy is not None else 0
-        copy = self._reserve(needed if needed <= held else max(needed, 1024, 2 * held), vectors.shape[1])  # batches
-        copy[labels] = encode_rows(vectors)
-
     def _copy_from_db(self, con: duckdb.DuckDBPyConnection, where: str) -> None:
         """Fill the vector copy for the chunks ``where`` selects (live ones: forgotten chunks have no row)."""
-        self._reserve(self.max_label + 1, self.dim)
+        if self._copy is None:
+            self._copy = VectorCopy(self.copy_path, self.dim)
+        self._copy.reserve(self.max_label + 1)
         for labels, vectors in _stored(con, where, self.table):
-            self._write_copy(labels, vectors)
+            self._copy.write(labels, vectors)
 
     def _add_from_db(self, con: duckdb.DuckDBPyConnection, where: str) -> int:
         added = 0
@@ -450,17 +421,26 @@ def _projected(vectors: npt.NDArray[np.float32], basis: npt.NDArray[np.float32] 
     return out
 
 
-def _fit_basis(con: duckdb.DuckDBPyConnection, table: str, count: int) -> npt.NDArray[np.float32] | None:
-    """The :data:`PROJECTED_DIM` principal directions (not centred: cosines are of the vectors as they are) of about
-    :data:`SAMPLE` of the stored vectors, every n-th by label so that a store's whole history is in it."""
-    step = max(1, count // SAMPLE)
-    rows = [vectors for _, vectors in _stored(con, f"c.label % {step} = 0", table)]
-    sample = np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.float32)
-    if sample.shape[1] < 2 * PROJECTED_DIM or len(sample) < PROJECTED_DIM:
+def _sample_step(count: int) -> int:
+    """Every how many labels a vector is in the sample the basis is fitted on: about :data:`SAMPLE` of ``count``."""
+    return max(1, count // SAMPLE)
+
+
+def _fit_basis(pages: Iterable[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32] | None:
+    """The :data:`PROJECTED_DIM` principal directions (not centred: cosines are of the vectors as they are) of a
+    sample of the stored vectors (every n-th by label, :func:`_sample_step`: a store's whole history is in it), made
+    unit length. They are the eigenvectors of the sample's Gram matrix, summed a page at a time: an SVD of the whole
+    sample (in float64) held ~300 MB more at 100k chunks."""
+    gram: npt.NDArray[np.float64] | None = None
+    rows = 0
+    for page in pages:
+        unit = page.astype(np.float64) / np.maximum(np.linalg.norm(page, axis=1, keepdims=True), 1e-12)
+        gram = unit.T @ unit if gram is None else gram + unit.T @ unit
+        rows += len(page)
+    if gram is None or len(gram) < 2 * PROJECTED_DIM or rows < PROJECTED_DIM:
         return None  # a small model's vectors are kept as they are
-    sample /= np.maximum(np.linalg.norm(sample, axis=1, keepdims=True), 1e-12)
-    _, _, directions = np.linalg.svd(sample, full_matrices=False)
-    basis: npt.NDArray[np.float32] = np.ascontiguousarray(directions[:PROJECTED_DIM].T, dtype=np.float32)
+    _, directions = np.linalg.eigh(gram)  # (ascending)
+    basis: npt.NDArray[np.float32] = np.ascontiguousarray(directions[:, ::-1][:, :PROJECTED_DIM], dtype=np.float32)
     return basis
 
 
@@ -482,22 +462,3 @@ def _stored(
             labels = batch.column("label").to_numpy().astype(np.int64)
             flat = pc.list_flatten(batch.column("vector")).to_numpy().astype(np.float32)
             yield labels, flat.reshape(len(labels), -1)
-
-
-def encode_rows(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.uint8]:
-    """Rows of the vector copy: each vector made unit length (as hnswlib stores it), in int8 scaled so that its
-    largest component is 127, then the scale as a float32. A zero vector gives a zero row."""
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    unit = vectors / np.where(norms > 0, norms, 1.0)
-    scale = (np.abs(unit).max(axis=1, keepdims=True) / 127.0).astype(np.float32)
-    rows = np.empty((len(vectors), vectors.shape[1] + SCALE_BYTES), dtype=np.uint8)
-    rows[:, : vectors.shape[1]] = np.round(unit / np.where(scale > 0, scale, 1.0)).astype(np.int8).view(np.uint8)
-    rows[:, vectors.shape[1] :] = scale.view(np.uint8)
-    return rows
-
-
-def decode_rows(rows: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
-    """The vectors of rows of the vector copy (:func:`encode_rows`)."""
-    scale = np.ascontiguousarray(rows[:, -SCALE_BYTES:]).view(np.float32)
-    vectors: npt.NDArray[np.float32] = rows[:, :-SCALE_BYTES].view(np.int8).astype(np.float32) * scale
-    return vectors
