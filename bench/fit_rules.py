@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/fit_rules.py [--threshold P] [--epochs 1000] [--no-write]
 
-Examples, one per sentence (``insights.rule_features``):
+Examples, one per sentence (``insights.rule_features``, with the sentences beside it in its prompt):
 
 - rules: in each prompt of the labelled sets of ``bench/preferences`` (:data:`SETS`: every one but ``unseen``)
   labelled with a rule, the sentences that name the rule's subject (all of them if none does);
@@ -104,24 +104,32 @@ def examples(rows: Iterable[dict[str, object]]) -> tuple[list[frozenset[str]], l
         sentences = insights._sentences(str(row["prompt"]))
         rule = row["rule"]
         if not isinstance(rule, dict):
-            features += [insights.rule_features(s) for s in sentences]
+            features += _in_context(sentences, range(len(sentences)))
             labels += [0] * len(sentences)
             continue
         subject = [w for w in re.findall(r"[a-z0-9.]+", str(rule["subject"]).lower()) if len(w) > 2]
-        named = [s for s in sentences if any(w in s.lower() for w in subject)] or sentences
-        features += [insights.rule_features(s) for s in named]
+        named = [n for n, s in enumerate(sentences) if any(w in s.lower() for w in subject)] or range(len(sentences))
+        features += _in_context(sentences, named)
         labels += [1] * len(named)
     return features, labels
 
 
-def chat_examples(turns: Iterable[str]) -> list[frozenset[str]]:
+def _in_context(sentences: list[str], chosen: Iterable[int]) -> list[frozenset[str]]:
+    """The features of the ``chosen`` sentences of a prompt, each with the sentences beside it."""
+    last = len(sentences) - 1
     return [
-        insights.rule_features(s)
-        for turn in turns
-        if not insights.rules(turn, MARKS_ONLY)
-        for s in insights._sentences(turn)
-        if _scored(s)
+        insights.rule_features(sentences[n], sentences[n - 1] if n else None, sentences[n + 1] if n < last else None)
+        for n in chosen
     ]
+
+
+def chat_examples(turns: Iterable[str]) -> list[frozenset[str]]:
+    found: list[frozenset[str]] = []
+    for turn in turns:
+        if not insights.rules(turn, MARKS_ONLY):
+            sentences = insights._sentences(turn)
+            found += _in_context(sentences, [n for n, s in enumerate(sentences) if _scored(s)])
+    return found
 
 
 def fit(features: list[frozenset[str]], labels: list[int], threshold: float, epochs: int) -> RuleModel:

@@ -39,6 +39,20 @@ def test_features_name_words_pairs_and_marks() -> None:
     said = rule_features("we use pnpm here since yarn broke the lockfile")
     assert {"c:team", "c:justify", "cc:justify_team", "cf:team", "c:len:m"} <= said  # classes of words, their pairs
     assert "c:justify" in rule_features("pnpm, because yarn broke it") and "cf:other" in rule_features("pnpm please")
+    alone = rule_features("we use pnpm here")
+    assert {"p:none", "n:none"} <= alone and not any(f.startswith(("pc:", "nc:")) for f in alone)
+    beside = rule_features("we use pnpm here", "Please tidy the lockfile.", "Because yarn broke it again.")
+    assert {"pc:polite", "nc:justify", "nc:again"} <= beside and not {"p:none", "n:none"} & beside
+    assert beside - alone == {f for f in beside if f[:3] in ("pc:", "nc:", "pm:", "nm:")}  # its own: as when alone
+
+
+def test_the_model_sees_the_sentences_beside_the_one_it_is_asked_about() -> None:
+    """A reason after a rule (or a "just this once" after a one-off) is in the next sentence."""
+    after = _model({"w:postgres": 2.5, "nc:justify": 2.5})  # p = 0.62 alone, 0.95 with a reason after it
+    assert rules(UNMARKED, after) == [] and rules(f"Hi there. {UNMARKED}.", after) == []
+    assert [r.text for r in rules(f"{UNMARKED}. Because mocks hid a migration bug.", after)] == [f"{UNMARKED}."]
+    before = _model({"w:postgres": 2.5, "pc:polite": 2.5})
+    assert [r.text for r in rules(f"Please note. {UNMARKED}.", before)] == [f"{UNMARKED}."]
 
 
 def test_an_unmarked_sentence_is_a_rule_only_when_the_model_is_sure_of_it() -> None:
@@ -76,6 +90,6 @@ def test_the_shipped_weights_find_the_labelled_rules_they_were_fitted_on() -> No
             row = json.loads(line)
             said, labelled = bool(rules(row["prompt"])), row["rule"] is not None
             tp, found, wanted = tp + (said and labelled), found + said, wanted + labelled
-    # in sample over eighteen sets at 0.9: 0.968 / 0.788 (0.968 / 0.871 over fourteen at 0.85; per set:
-    # bench/preference_eval.py)
-    assert tp / found >= 0.95 and tp / wanted >= 0.77
+    # in sample over eighteen sets at 0.85, with the sentences beside each: 0.966 / 0.851 (0.968 / 0.788 at 0.9
+    # without them; per set: bench/preference_eval.py)
+    assert tp / found >= 0.95 and tp / wanted >= 0.83

@@ -88,7 +88,7 @@ class Rule:
 
 RULE_CHARS: Final = 200
 # the version of what :func:`rules` finds, raised when it changes: prompts read by another version are read again
-EXTRACTOR: Final = 10
+EXTRACTOR: Final = 11
 
 _CODE = re.compile(r"```.*?```|`[^`\n]*`", re.S)
 _CODE_SPAN = re.compile(r"`([^`\n]{1,60})`")
@@ -406,7 +406,7 @@ def _side(found: re.Match[str], name: str) -> str:
 # ---------------------------------------------------------------------- what the learned half sees (core/rule_model)
 
 # the version of :func:`rule_features`: weights fitted on another version are not used (bench/fit_rules.py refits)
-FEATURES: Final = 3
+FEATURES: Final = 4
 _TOKEN = re.compile(r"`[^`]*`|[a-z0-9_][a-z0-9_'’.-]*[a-z0-9_]|[a-z0-9]|[?!:,;]")
 _FILE_TOKEN = re.compile(r"/|\.[a-z]{1,5}$")
 _MARKS: Final = (
@@ -491,12 +491,14 @@ def _token(word: str) -> str:
     return "<snake>" if "_" in word else word
 
 
-def rule_features(sentence: str) -> frozenset[str]:
+def rule_features(sentence: str, before: str | None = None, after: str | None = None) -> frozenset[str]:
     """A sentence's features for the learned half of rule detection: its words (``w:``) and their stems (``s:``), its
     pairs of words and of stems with the sentence's start and end (``b:``, ``sb:``), its first word (``first:``), and
-    the extractor's marks it carries (``m:``), and the classes of its words (``c:``, ``cc:``, ``cf:``: above). The stems
-    carry what one writer's "merges" teaches to another's "merging" (pooled held out at 0.85 in ``bench/fit_rules.py``:
-    recall 0.803 → 0.826 at the same precision)."""
+    the extractor's marks it carries (``m:``), and the classes of its words (``c:``, ``cc:``, ``cf:``: above); and of
+    the prompt's sentences ``before`` and ``after`` it, their classes and marks (``pc:``, ``pm:``, ``nc:``, ``nm:``;
+    ``p:none``, ``n:none`` at the prompt's ends): the reason given after a rule, the "just this once" after a one-off.
+    The stems carry what one writer's "merges" teaches to another's "merging" (pooled held out at 0.85 in
+    ``bench/fit_rules.py``: recall 0.803 → 0.826 at the same precision)."""
     low = _plain(sentence)
     lower = sentence.lower()
     words = [_token(w) for w in _TOKEN.findall(lower)]
@@ -516,6 +518,13 @@ def rule_features(sentence: str) -> frozenset[str]:
     found.update(f"cc:{a}_{b}" for a in classes for b in classes if a < b)
     if words:
         found.add(f"cf:{_CLASSES_OF.get(words[0], ('other',))[0]}")
+    for side, other in (("p", before), ("n", after)):
+        if other is None:
+            found.add(f"{side}:none")
+            continue
+        near = other.lower()
+        found.update(f"{side}c:{name}" for name in _classes([_token(w) for w in _TOKEN.findall(near)], near))
+        found.update(f"{side}m:{name}" for name, mark in _MARKS if mark.search(_plain(other)))
     return frozenset(found)
 
 
@@ -531,14 +540,22 @@ def _askable(sentence: str) -> bool:
     return not (_FINDING.match(low) or _NARRATES.match(low) or inquiry or edits_one or _TASK_FILE.search(sentence))
 
 
-def _learned(sentence: str, model: rule_model.RuleModel) -> bool:
-    """Whether the learned half takes the sentence as a rule (never with weights fitted on other features)."""
-    return model.features == FEATURES and model.probability(rule_features(sentence)) >= model.threshold
+def _learned(sentence: str, model: rule_model.RuleModel, beside: tuple[str | None, str | None] = (None, None)) -> bool:
+    """Whether the learned half takes the sentence as a rule (never with weights fitted on other features); ``beside``:
+    the prompt's sentences before and after it."""
+    return model.features == FEATURES and model.probability(rule_features(sentence, *beside)) >= model.threshold
 
 
-def _rule(sentence: str, model: rule_model.RuleModel, reminded: bool = False, context: str = "") -> Rule | None:
+def _rule(
+    sentence: str,
+    model: rule_model.RuleModel,
+    reminded: bool = False,
+    context: str = "",
+    beside: tuple[str | None, str | None] = (None, None),
+) -> Rule | None:
     """The rule one sentence states; ``reminded``: another sentence of the prompt says it is a standing rule;
-    ``context``: the prompt's sentences before it (a feature being specified, a moment already named). A sentence
+    ``context``: the prompt's sentences before it (a feature being specified, a moment already named); ``beside``: the
+    sentences just before and after it (for the learned half). A sentence
     with no mark of lasting is a rule when it replaces one thing by another, stops a habit, or when ``model`` is sure
     enough of it."""
     low = _plain(sentence)
@@ -591,7 +608,7 @@ def _rule(sentence: str, model: rule_model.RuleModel, reminded: bool = False, co
             and _terms(_side(replace, "new"))  # instead of a new one": this task's (not "use now(), not utcnow()")
         )
         stopped = stop and stopped_habit and not _DEICTIC.search(stop.group("what"))
-        if not (replaced or stopped or (switch and gone) or (_askable(sentence) and _learned(sentence, model))):
+        if not (replaced or stopped or (switch and gone) or (_askable(sentence) and _learned(sentence, model, beside))):
             return None
     favours: list[str] = []
     rejects: list[str] = []
@@ -646,7 +663,8 @@ def rules(prompt: str, model: rule_model.RuleModel | None = None) -> list[Rule]:
     sentences = _sentences(prompt)
     found: list[Rule] = []
     for n, sentence in enumerate(sentences):
-        rule: Rule | None = _rule(sentence, model, context=" ".join(sentences[:n]).lower())
+        beside = (sentences[n - 1] if n else None, sentences[n + 1] if n + 1 < len(sentences) else None)
+        rule: Rule | None = _rule(sentence, model, context=" ".join(sentences[:n]).lower(), beside=beside)
         if n > 0 and (rule is None or len(rule.terms) < 2) and _vouches(sentence):  # "that's how we work here"
             rule = _rule(sentences[n - 1], model, reminded=True) or rule
         if rule is not None and rule not in found:
