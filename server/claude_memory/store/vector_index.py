@@ -10,7 +10,7 @@ larger than the live count raises (clamped), the capacity is fixed (grown before
 Search also reads stored vectors (to score candidates the k-NN search did not return, and their
 neighbours), and hnswlib's ``get_items`` builds a Python float per component: about 35 us a vector at 110k,
 38 ms for 1,000. So every vector is also kept in ``vectors.q8`` (:mod:`claude_memory.store.vector_copy`), a copy
-in int8 with one row per label, read as a file: the ~2,800 rows of a hybrid search at 110k chunks in ~1.5 ms.
+in int8 with one row per label, read as a file: the ~2,800 rows of a hybrid search at 110k chunks in ~2.2 ms.
 Cosines from it are within 2e-3 of exact; LoCoMo dev recall was identical. Rows are written as vectors are added
 and zeroed as they are forgotten; the meta file records the highest label the copy holds, and a copy that is
 missing or short (an index from before the copy, a crash between add and save) is filled from DuckDB on load.
