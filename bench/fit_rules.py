@@ -116,11 +116,7 @@ def examples(rows: Iterable[dict[str, object]]) -> tuple[list[frozenset[str]], l
 
 def _in_context(sentences: list[str], chosen: Iterable[int]) -> list[frozenset[str]]:
     """The features of the ``chosen`` sentences of a prompt, each with the sentences beside it."""
-    last = len(sentences) - 1
-    return [
-        insights.rule_features(sentences[n], sentences[n - 1] if n else None, sentences[n + 1] if n < last else None)
-        for n in chosen
-    ]
+    return [insights.rule_features(sentences[n], *insights.beside(sentences, n)) for n in chosen]
 
 
 def chat_examples(turns: Iterable[str]) -> list[frozenset[str]]:

@@ -501,13 +501,13 @@ def rule_features(sentence: str, before: str | None = None, after: str | None = 
     ``bench/fit_rules.py``: recall 0.803 → 0.826 at the same precision)."""
     low = _plain(sentence)
     lower = sentence.lower()
-    words = [_token(w) for w in _TOKEN.findall(lower)]
+    words = _words(lower)
     stemmer = Stemmer.Stemmer("porter", 0)  # (0.3 us to make, a call's own: one must not serve two threads at once)
     stems = [w if w.startswith("<") else stemmer.stemWord(w) for w in words]
     found = {f"w:{w}" for w in words} | {f"s:{w}" for w in stems}
     found.update(f"b:{a}_{b}" for a, b in zip(["^", *words], [*words, "$"], strict=True))
     found.update(f"sb:{a}_{b}" for a, b in zip(["^", *stems], [*stems, "$"], strict=True))
-    found.update(f"m:{name}" for name, mark in _MARKS if mark.search(low))
+    found.update(f"m:{name}" for name in _marks(low))
     if low.endswith("?"):
         found.add("m:qmark")
     if _about_work(sentence):
@@ -523,9 +523,25 @@ def rule_features(sentence: str, before: str | None = None, after: str | None = 
             found.add(f"{side}:none")
             continue
         near = other.lower()
-        found.update(f"{side}c:{name}" for name in _classes([_token(w) for w in _TOKEN.findall(near)], near))
-        found.update(f"{side}m:{name}" for name, mark in _MARKS if mark.search(_plain(other)))
+        found.update(f"{side}c:{name}" for name in _classes(_words(near), near))
+        found.update(f"{side}m:{name}" for name in _marks(_plain(other)))
     return frozenset(found)
+
+
+def _words(lower: str) -> list[str]:
+    """A sentence's words (``lower``: in lower case) as the model sees them (:func:`_token`)."""
+    return [_token(w) for w in _TOKEN.findall(lower)]
+
+
+def _marks(low: str) -> list[str]:
+    """The names of the extractor's marks a sentence (``low``: as :func:`_plain` gives it) carries."""
+    return [name for name, mark in _MARKS if mark.search(low)]
+
+
+def beside(sentences: list[str], n: int) -> tuple[str | None, str | None]:
+    """The sentences just before and after sentence ``n`` of a prompt (None at its ends): what the learned half sees
+    beside it."""
+    return (sentences[n - 1] if n else None, sentences[n + 1] if n + 1 < len(sentences) else None)
 
 
 def _askable(sentence: str) -> bool:
@@ -663,8 +679,8 @@ def rules(prompt: str, model: rule_model.RuleModel | None = None) -> list[Rule]:
     sentences = _sentences(prompt)
     found: list[Rule] = []
     for n, sentence in enumerate(sentences):
-        beside = (sentences[n - 1] if n else None, sentences[n + 1] if n + 1 < len(sentences) else None)
-        rule: Rule | None = _rule(sentence, model, context=" ".join(sentences[:n]).lower(), beside=beside)
+        around = beside(sentences, n)
+        rule: Rule | None = _rule(sentence, model, context=" ".join(sentences[:n]).lower(), beside=around)
         if n > 0 and (rule is None or len(rule.terms) < 2) and _vouches(sentence):  # "that's how we work here"
             rule = _rule(sentences[n - 1], model, reminded=True) or rule
         if rule is not None and rule not in found:
